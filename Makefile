@@ -1,0 +1,40 @@
+# turnwire: `make run` starts the server, `make test` runs every test. Both set up what they need.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+NODE_DIR := tests/conformance/node
+
+.PHONY: run test lint venv system-deps node-deps bench clean
+
+$(BIN)/turnwire: pyproject.toml
+	test -d $(VENV) || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@
+
+venv: $(BIN)/turnwire
+
+run: venv
+	$(BIN)/turnwire serve --host $(HOST) --port $(PORT)
+
+system-deps:
+	bash scripts/install-system-deps
+
+node-deps:
+	cd $(NODE_DIR) && npm ci --no-audit --no-fund --loglevel=error
+
+test: system-deps venv node-deps
+	$(BIN)/ruff check src tests bench
+	$(BIN)/python -m pytest
+
+lint: venv
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+bench: venv
+	$(MAKE) -C bench all
+
+clean:
+	rm -rf $(VENV) $(NODE_DIR)/node_modules .pytest_cache .hypothesis

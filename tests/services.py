@@ -1,0 +1,102 @@
+"""Real PostgreSQL and Redis servers for the tests, started on loopback in a temporary folder.
+
+Set ``TURNWIRE_TEST_PG_URL`` / ``TURNWIRE_TEST_REDIS_URL`` to use servers you already run.
+A missing server binary fails the test run with a clear message; it is never a silent skip.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_port(port: int, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {timeout}s")
+
+
+def _pg_bin() -> str:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    if found:
+        return os.path.dirname(found[-1])
+    initdb = shutil.which("initdb")
+    if initdb:
+        return os.path.dirname(initdb)
+    raise RuntimeError(
+        "PostgreSQL is not installed: run `make system-deps` (Debian package postgresql) "
+        "or set TURNWIRE_TEST_PG_URL"
+    )
+
+
+@contextlib.contextmanager
+def postgres_server() -> Iterator[str]:
+    """Yield a SQLAlchemy URL (``postgresql+asyncpg://…``) of a throwaway PostgreSQL server."""
+    if url := os.environ.get("TURNWIRE_TEST_PG_URL"):
+        yield url
+        return
+    bindir = _pg_bin()
+    root = tempfile.mkdtemp(prefix="turnwire-pg-")
+    data = os.path.join(root, "data")
+    port = free_port()
+    prefix: list[str] = []
+    if os.geteuid() == 0:  # postgres refuses to run as root
+        pw = pwd.getpwnam("postgres")
+        os.chown(root, pw.pw_uid, pw.pw_gid)
+        prefix = ["runuser", "-u", "postgres", "--"]
+    run = lambda *args: subprocess.run(  # noqa: E731
+        [*prefix, *args], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    run(f"{bindir}/initdb", "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8")
+    opts = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
+    run(f"{bindir}/pg_ctl", "-D", data, "-o", opts, "-l", os.path.join(root, "log"), "-w", "start")
+    try:
+        _wait_port(port)
+        yield f"postgresql+asyncpg://postgres@127.0.0.1:{port}/postgres"
+    finally:
+        with contextlib.suppress(Exception):
+            run(f"{bindir}/pg_ctl", "-D", data, "-m", "immediate", "-w", "stop")
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def redis_server() -> Iterator[str]:
+    """Yield the URL of a throwaway Redis server."""
+    if url := os.environ.get("TURNWIRE_TEST_REDIS_URL"):
+        yield url
+        return
+    exe = shutil.which("redis-server")
+    if not exe:
+        raise RuntimeError(
+            "Redis is not installed: run `make system-deps` (Debian package redis-server) "
+            "or set TURNWIRE_TEST_REDIS_URL"
+        )
+    port = free_port()
+    proc = subprocess.Popen(
+        [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_port(port)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
