@@ -8,7 +8,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from services import postgres_server, redis_server  # noqa: E402
+from services import postgres_server, redis_server
 
 
 @pytest.fixture(scope="session")
