@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import orjson
 import typer
+
+from turnwire.convert import convert as convert_messages
+from turnwire.errors import InputError, UnknownFormatError
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 
@@ -10,3 +19,61 @@ app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 @app.callback()
 def main() -> None:
     """turnwire: one agent, every agent-chat wire format."""
+
+
+def _fail(message: str) -> NoReturn:
+    """One line on stderr and exit code 2: the caller's input was wrong, not turnwire."""
+    typer.echo(f"turnwire convert: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def example_names() -> list[str]:
+    """Names of the bundled example files (without ``.json``)."""
+    folder = resources.files("turnwire.examples")
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))
+
+
+def _read_input(file: Path | None, example: str | None) -> bytes:
+    if example is not None:
+        if file is not None:
+            _fail("give either FILE or --example, not both")
+        if example not in example_names():
+            _fail(f"unknown example {example!r}; bundled examples: {', '.join(example_names())}")
+        return resources.files("turnwire.examples").joinpath(f"{example}.json").read_bytes()
+    if file is None or str(file) == "-":
+        return sys.stdin.buffer.read()
+    try:
+        return file.read_bytes()
+    except OSError as exc:
+        _fail(f"cannot read {file}: {exc.strerror or exc}")
+
+
+@app.command()
+def convert(
+    source: Annotated[str, typer.Option("--from", help="Format of the input messages, e.g. agenta.")],
+    target: Annotated[str, typer.Option("--to", help="Format to write, e.g. agenta.")],
+    file: Annotated[
+        Path | None, typer.Argument(help="JSON array of messages; stdin when absent or '-'.")
+    ] = None,
+    example: Annotated[
+        str | None, typer.Option("--example", help="Convert a bundled example instead of FILE.")
+    ] = None,
+) -> None:
+    """Convert a JSON array of messages from one wire format to another (pretty JSON on stdout).
+
+    Exit code 2 with a one-line message on stderr for bad JSON, a non-array, an unknown format or
+    messages the source format rejects (the message says where, e.g. messages[3].content).
+    """
+    raw = _read_input(file, example)
+    try:
+        messages: Any = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        _fail(f"input is not valid JSON: {exc}")
+    if not isinstance(messages, list):
+        _fail("input must be a JSON array of messages")
+    try:
+        out = convert_messages(messages, source=source, target=target)
+    except (InputError, UnknownFormatError) as exc:
+        _fail(str(exc))
+    sys.stdout.buffer.write(orjson.dumps(out, option=orjson.OPT_INDENT_2) + b"\n")
+    sys.stdout.buffer.flush()

@@ -1,0 +1,1 @@
+"""Bundled example files (package data), e.g. ``turnwire convert --example agenta-conversation``."""

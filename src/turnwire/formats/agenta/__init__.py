@@ -1,0 +1,39 @@
+"""The Agenta wire format: messages, batch outputs and event frames.
+
+- ``messages``: Agenta messages ⇄ canonical messages (decision table in that module).
+- ``batch``: a folded ``Turn`` -> the batch response's ``data.outputs``.
+- ``frames``: canonical events ⇄ Agenta frames ``{"type", "data"}``.
+"""
+
+from turnwire.formats import WireFormat
+from turnwire.formats.agenta.batch import render_batch_messages, render_interaction, render_outputs
+from turnwire.formats.agenta.frames import (
+    WIRE_KEYS,
+    decode_frames,
+    encode_events,
+    event_to_frame,
+    frame_to_event,
+)
+from turnwire.formats.agenta.messages import parse_messages, render_content, render_messages
+
+FORMAT = WireFormat(
+    "agenta",
+    parse_messages,
+    render_messages,
+    description="Agenta messages {role, content} with content blocks",
+)
+
+__all__ = [
+    "FORMAT",
+    "WIRE_KEYS",
+    "decode_frames",
+    "encode_events",
+    "event_to_frame",
+    "frame_to_event",
+    "parse_messages",
+    "render_batch_messages",
+    "render_content",
+    "render_interaction",
+    "render_messages",
+    "render_outputs",
+]
