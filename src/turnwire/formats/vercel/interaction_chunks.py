@@ -1,0 +1,82 @@
+"""``interaction_request`` events → UI Message Stream chunks (spec table, reference §8.1).
+
+The tool a request is about is read with ``turnwire.interactions``, the same ladder the batch
+``pending_interaction.tool`` uses, so stream and batch never name a tool differently.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from turnwire.interactions import tool_call_id_of, tool_call_of, tool_input_of, tool_name_of
+from turnwire.model import InteractionKind, InteractionRequest
+
+if TYPE_CHECKING:
+    from turnwire.formats.vercel.stream import UIStreamEncoder
+
+Chunk = dict[str, Any]
+
+
+def _resolved_name(request: InteractionRequest) -> str | None:
+    """The ladder's name, unless it only fell back to the request's ``kind`` (not a tool name)."""
+    name = tool_name_of(request)
+    payload = request.payload if isinstance(request.payload, dict) else {}
+    if name == request.kind and payload.get("toolName") != name and tool_call_of(request) is None:
+        return None
+    return name
+
+
+def _generic(request: InteractionRequest) -> list[Chunk]:
+    return [
+        {
+            "type": "data-interaction",
+            "id": request.id,
+            "data": {"kind": request.kind, "payload": request.payload},
+        }
+    ]
+
+
+def interaction_chunks(encoder: UIStreamEncoder, request: InteractionRequest) -> list[Chunk]:
+    """The chunks for one request; tool parts are announced through ``encoder`` so names stay stable.
+
+    - ``user_approval``: the call (synthesised when unseen; refreshed only with real input; the
+      approval's resolved name may upgrade a display name), an optional ``data-approval-manifest``,
+      then ``tool-approval-request{approvalId: request.id, toolCallId}``. Clients without approval
+      chunks (v5) get ``data-interaction`` instead of the approval request.
+    - ``user_input``: ``data-input-request{id, data: payload}``.
+    - ``client_tool``: the call the client must run, plus ``data-render`` when the payload has one.
+    - other kinds, or a tool request naming no call: ``data-interaction{id, data: {kind, payload}}``.
+    """
+    kind = request.kind
+    if kind == InteractionKind.USER_INPUT:
+        return [{"type": "data-input-request", "id": request.id, "data": request.payload}]
+    if kind not in (InteractionKind.USER_APPROVAL, InteractionKind.CLIENT_TOOL):
+        return _generic(request)
+    call_id = tool_call_id_of(request)
+    if call_id is None:
+        return _generic(request)
+    payload = request.payload if isinstance(request.payload, dict) else {}
+    arguments = tool_input_of(request)
+    name = _resolved_name(request)
+    if kind == InteractionKind.CLIENT_TOOL:
+        chunks = encoder.tool_input(call_id, name, arguments)
+        if payload.get("render") is not None:
+            chunks.append(
+                {"type": "data-render", "data": {"toolCallId": call_id, "render": payload["render"]}}
+            )
+        return chunks
+    chunks = []
+    if not encoder.has_call(call_id):
+        chunks += encoder.tool_input(call_id, name, arguments)
+    elif arguments:
+        chunks += encoder.tool_input(call_id, name, arguments, rename=True)
+    elif name:
+        encoder.tool_names[call_id] = name  # later refreshes carry the resolved name
+    if payload.get("manifest") is not None:
+        data = {"toolCallId": call_id, "approvalId": request.id, "manifest": payload["manifest"]}
+        chunks.append({"type": "data-approval-manifest", "id": call_id, "data": data})
+    if encoder.approval_chunks:
+        chunks.append({"type": "tool-approval-request", "approvalId": request.id, "toolCallId": call_id})
+    else:
+        chunks += _generic(request)
+    return chunks

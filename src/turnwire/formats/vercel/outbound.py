@@ -1,0 +1,191 @@
+"""Canonical messages → UIMessages that ``validateUIMessages`` accepts.
+
+A UIMessage role is ``system``, ``user`` or ``assistant``, so tool-role messages join the assistant
+message before them; a call and its result(s) become ONE tool part whose ``state`` says how far it got
+(the reference emits two invalid parts per id, Q11).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Final
+
+from turnwire.formats.vercel import tool_states
+from turnwire.interactions import tool_name_of
+from turnwire.model import (
+    UNSET,
+    AttachmentBlock,
+    DataBlock,
+    ImageBlock,
+    Message,
+    ReasoningBlock,
+    ResourceBlock,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    Turn,
+    UnknownBlock,
+)
+
+ROLES: Final[dict[str, str]] = {
+    "system": "system",
+    "user": "user",
+    "assistant": "assistant",
+    "developer": "system",
+}
+"""Canonical role → UIMessage role. Tool and function messages join the preceding assistant message."""
+
+TOOL_ROLES: Final = frozenset({"tool", "function"})
+
+KEPT_UNKNOWN_PARTS: Final = frozenset({"source-url", "source-document"})
+"""Part types every AI SDK version knows that the canonical model keeps only as ``UnknownBlock``."""
+
+DEFAULT_MEDIA_TYPE: Final = "application/octet-stream"
+
+_TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+
+
+def render_messages(msgs: Sequence[Message], *, continuation_id: str | None = None) -> list[dict[str, Any]]:
+    """Canonical messages → UIMessages.
+
+    Ids come from ``Message.id``, else ``msg-<n>`` (1-based position); with ``continuation_id`` the last
+    assistant message takes that id, so a client resuming after an approval keeps one message.
+    Roles other than system/user/assistant/developer/tool/function become ``user`` with the original
+    role kept in ``metadata.role``.
+    """
+    out: list[dict[str, Any]] = []
+    tool_parts: dict[str, dict[str, Any]] = {}
+    for msg in msgs:
+        if msg.role in TOOL_ROLES and out and out[-1]["role"] == "assistant":
+            target = out[-1]
+        else:
+            target = _new_message(msg, len(out) + 1)
+            out.append(target)
+        _render_blocks(msg, target["parts"], tool_parts)
+    for ui in out:
+        if not ui["parts"] and ui["role"] != "assistant":
+            ui["parts"].append({"type": "text", "text": ""})  # validateUIMessages needs one part here
+    if continuation_id:
+        for ui in reversed(out):
+            if ui["role"] == "assistant":
+                ui["id"] = continuation_id
+                break
+    return out
+
+
+def _new_message(msg: Message, n: int) -> dict[str, Any]:
+    role = ROLES.get(msg.role)
+    metadata = dict(msg.metadata) if msg.metadata else {}
+    if role is None:
+        role = "assistant" if msg.role in TOOL_ROLES else "user"
+        if msg.role not in TOOL_ROLES:
+            metadata["role"] = msg.role
+    if msg.display_content is not UNSET:
+        metadata["display_content"] = msg.display_content
+    ui: dict[str, Any] = {"id": msg.id or f"msg-{n}", "role": role, "parts": []}
+    if metadata:
+        ui["metadata"] = metadata
+    return ui
+
+
+def _render_blocks(msg: Message, parts: list[dict[str, Any]], tool_parts: dict[str, dict[str, Any]]) -> None:
+    for block in msg.content:
+        if isinstance(block, TextBlock):
+            parts.append({"type": "text", "text": block.text})
+        elif isinstance(block, ToolCallBlock):
+            _tool_call(block, parts, tool_parts)
+        elif isinstance(block, ToolResultBlock):
+            _tool_result(block, parts, tool_parts)
+        elif isinstance(block, ReasoningBlock):
+            text = block.text or "\n".join(block.summary or ())
+            parts.append({"type": "reasoning", "text": text})
+        elif isinstance(block, DataBlock):
+            parts.append({"type": f"data-{block.name or 'data'}", "data": block.data})
+        elif isinstance(block, ImageBlock | ResourceBlock):
+            part = _file(block)
+            if part is not None:
+                parts.append(part)
+        elif isinstance(block, AttachmentBlock):
+            # The file lives on the host; the id rides where the inbound parser looks for it.
+            part = {
+                "type": "file",
+                "mediaType": block.mime_type or DEFAULT_MEDIA_TYPE,
+                "url": "",
+                "providerMetadata": {"agenta": {"attachmentId": block.attachment_id}},
+            }
+            if block.filename:
+                part["filename"] = block.filename
+            parts.append(part)
+        elif isinstance(block, UnknownBlock) and block.raw_type in KEPT_UNKNOWN_PARTS:
+            parts.append(block.raw)
+
+
+def _file(block: ImageBlock | ResourceBlock) -> dict[str, Any] | None:
+    media_type = block.mime_type or DEFAULT_MEDIA_TYPE
+    if block.uri:
+        url = block.uri
+    elif block.data:
+        url = f"data:{media_type};base64,{block.data}"
+    else:
+        return None
+    part = {"type": "file", "mediaType": media_type, "url": url}
+    if block.filename:
+        part["filename"] = block.filename
+    return part
+
+
+def _tool_part(call_id: str, name: str | None) -> dict[str, Any]:
+    if name and _TOOL_NAME.match(name):
+        return {"type": f"tool-{name}", "toolCallId": call_id}
+    return {"type": "dynamic-tool", "toolName": name or "unknown_tool", "toolCallId": call_id}
+
+
+def _tool_call(
+    block: ToolCallBlock, parts: list[dict[str, Any]], tool_parts: dict[str, dict[str, Any]]
+) -> None:
+    call_id = block.id or f"call-{len(tool_parts) + 1}"
+    if call_id in tool_parts:
+        if block.input is not None:
+            tool_parts[call_id]["input"] = block.input  # a refresh of the arguments
+        return
+    part = _tool_part(call_id, block.name)
+    part["state"] = tool_states.INPUT_AVAILABLE
+    part["input"] = {} if block.input is None else block.input
+    tool_parts[call_id] = part
+    parts.append(part)
+
+
+def _tool_result(
+    block: ToolResultBlock, parts: list[dict[str, Any]], tool_parts: dict[str, dict[str, Any]]
+) -> None:
+    call_id = block.id or f"call-{len(tool_parts) + 1}"
+    part = tool_parts.get(call_id)
+    if part is None:
+        # A result whose call is not in the history: keep it, with the call it implies.
+        part = _tool_part(call_id, block.name)
+        part["input"] = {}
+        tool_parts[call_id] = part
+        parts.append(part)
+    tool_states.apply_result(part, block)
+
+
+def render_outputs(turn: Turn, *, continuation_id: str | None = None) -> dict[str, Any]:
+    """A folded turn as the batch ``data.outputs``: UIMessages, ``stop_reason``, ``pending_interaction``.
+
+    ``pending_interaction`` has the Agenta shape ``{"type", "id", "kind", "payload", "tool"}``; both keys
+    are omitted when the turn has none.
+    """
+    outputs: dict[str, Any] = {"messages": render_messages(turn.messages, continuation_id=continuation_id)}
+    if turn.stop_reason is not None:
+        outputs["stop_reason"] = turn.stop_reason
+    request = turn.pending_interaction
+    if request is not None:
+        outputs["pending_interaction"] = {
+            "type": "interaction_request",
+            "id": request.id,
+            "kind": request.kind,
+            "payload": request.payload,
+            "tool": tool_name_of(request),
+        }
+    return outputs
