@@ -15,8 +15,14 @@ from turnwire.formats.agentex.messages import render_message
 
 
 def _text(content: str) -> dict[str, Any]:
-    return {"type": "text", "author": "agent", "style": "static", "format": "plain", "content": content,
-            "attachments": None}  # fmt: skip
+    return {
+        "type": "text",
+        "author": "agent",
+        "style": "static",
+        "format": "plain",
+        "content": content,
+        "attachments": None,
+    }
 
 
 def _reasoning(parts: list[str] | None) -> dict[str, Any]:

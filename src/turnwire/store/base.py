@@ -1,0 +1,141 @@
+"""The ``Store`` protocol: what the server and runtime may ask of a conversation store.
+
+Records leave the store as JSON-ready dicts in Agentex wire shape (``TaskMessage``, ``Task``) with
+ISO 8601 UTC timestamps, so routes can return them as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from turnwire.model import Message
+from turnwire.store.filters import MessageFilter
+
+TERMINAL_STATUSES = frozenset(("COMPLETED", "FAILED", "CANCELED", "TERMINATED", "TIMED_OUT"))
+TASK_STATUSES = frozenset(("RUNNING", "INTERRUPTED", "DELETED", *TERMINAL_STATUSES))
+
+
+@dataclass(slots=True)
+class Idempotency:
+    """An ``Idempotency-Key`` and a fingerprint of the request it came with."""
+
+    key: str
+    fingerprint: str
+
+
+@dataclass(slots=True)
+class Page:
+    data: list[dict[str, Any]]
+    next_cursor: str | None
+    has_more: bool
+
+
+@runtime_checkable
+class Store(Protocol):
+    async def open(self) -> None:
+        """Connect and apply pending migrations."""
+
+    async def close(self) -> None: ...
+
+    # ----------------------------------------------------------------- tasks
+    async def create_task(
+        self,
+        *,
+        name: str | None = None,
+        params: dict[str, Any] | None = None,
+        task_metadata: dict[str, Any] | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> dict[str, Any]:
+        """Get-or-create by ``name``: an existing task gets ``params`` (if given) overwritten;
+        ``task_metadata`` applies only on creation."""
+
+    async def get_task(self, task_id: str) -> dict[str, Any]:
+        """The task; ``NotFoundError`` if missing or deleted."""
+
+    async def get_task_by_name(self, name: str) -> dict[str, Any]: ...
+
+    async def list_tasks(
+        self,
+        *,
+        status: str | None = None,
+        task_metadata: dict[str, Any] | None = None,
+        limit: int = 50,
+        offset: int = 0,
+        order_by: str = "created_at",
+        descending: bool = True,
+    ) -> list[dict[str, Any]]: ...
+
+    async def delete_task(self, task_id: str) -> dict[str, Any]:
+        """Soft delete: status DELETED, messages kept; the task then reads as not found."""
+
+    async def transition_task(self, task_id: str, status: str, reason: str | None = None) -> dict[str, Any]:
+        """RUNNING/INTERRUPTED -> ``status``; any other current status is a ``ConflictError``."""
+
+    # ----------------------------------------------------------------- messages
+    async def create_messages(
+        self,
+        task_id: str,
+        contents: Sequence[dict[str, Any]],
+        *,
+        created_at: int | None = None,
+        streaming_status: str | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> list[dict[str, Any]]:
+        """Append normalised contents in order, in one transaction: all stored or none.
+
+        Message *i* gets ``created_at = base + i ms``; ``base`` is the caller's time, else
+        ``max(now, last server time of the task + 1 ms)`` so server-stamped order equals arrival
+        order. ``NotFoundError`` for an unknown or deleted task.
+        """
+
+    async def append_messages(
+        self, task_id: str, messages: Sequence[Message], *, streaming_status: str | None = "DONE"
+    ) -> list[dict[str, Any]]:
+        """Canonical messages (e.g. a folded turn) -> stored TaskMessages, one per block."""
+
+    async def get_message(self, message_id: str) -> dict[str, Any]: ...
+
+    async def update_message(
+        self,
+        message_id: str,
+        *,
+        task_id: str | None,
+        content: dict[str, Any] | None = None,
+        streaming_status: str | None = None,
+    ) -> dict[str, Any]:
+        """Replace content and/or set ``streaming_status`` (``None`` keeps it). Only the given fields
+        are written, so a concurrent writer's fields are never overwritten with stale values."""
+
+    async def update_messages(
+        self, task_id: str, updates: Mapping[str, dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """Replace contents of several messages of ``task_id`` atomically, in map order.
+
+        Everything is checked first: a missing id -> ``NotFoundError``, a message of another task
+        -> ``ConflictError``; then nothing is written."""
+
+    async def list_messages(
+        self,
+        task_id: str,
+        *,
+        limit: int = 50,
+        offset: int = 0,
+        order_by: str = "created_at",
+        descending: bool = True,
+        filters: list[MessageFilter] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Ordered by ``order_by`` then by sequence ascending (ties never reorder)."""
+
+    async def page_messages(
+        self,
+        task_id: str,
+        *,
+        limit: int = 50,
+        cursor: str | None = None,
+        newer: bool = False,
+        filters: list[MessageFilter] | None = None,
+    ) -> Page:
+        """Newest first. ``older`` pages continue below the cursor; ``newer`` pages are the
+        messages directly above it. ``InputError`` for a cursor that is not ours."""

@@ -1,0 +1,80 @@
+"""Database URLs, engines and transactions for SQLite (default) and PostgreSQL.
+
+SQLite: WAL, one writer at a time (an in-process lock plus ``BEGIN IMMEDIATE`` across processes),
+readers never blocked. PostgreSQL: asyncpg; writers on one task serialise on its row lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+
+def async_url(url: str) -> str:
+    """``sqlite:///x.db`` / a bare path / ``postgresql://…`` -> the async driver URL."""
+    if "://" not in url:
+        return f"sqlite+aiosqlite:///{url}"
+    scheme, rest = url.split("://", 1)
+    if scheme in ("sqlite", "sqlite+aiosqlite"):
+        return f"sqlite+aiosqlite://{rest}"
+    if scheme in ("postgresql", "postgres", "postgresql+asyncpg"):
+        return f"postgresql+asyncpg://{rest}"
+    raise ValueError(f"unsupported database URL scheme {scheme!r}; use sqlite:/// or postgresql://")
+
+
+def _sqlite_engine(url: str, *, begin: str, **kw: Any) -> AsyncEngine:
+    engine = create_async_engine(url, **kw)
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _connect(dbapi_conn: Any, _record: Any) -> None:
+        # Let SQLAlchemy, not the driver, decide where transactions begin.
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON", "busy_timeout=30000"):
+            cur.execute(f"PRAGMA {pragma}")
+        cur.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _begin(conn: Any) -> None:
+        conn.exec_driver_sql(begin)
+
+    return engine
+
+
+class Database:
+    """The engines of one store and its read / write transactions."""
+
+    def __init__(self, url: str, *, pool_size: int = 10) -> None:
+        self.url = async_url(url)
+        self.dialect = "postgresql" if self.url.startswith("postgresql") else "sqlite"
+        self._write_lock = asyncio.Lock() if self.dialect == "sqlite" else None
+        if self.dialect == "sqlite":
+            self.reader = _sqlite_engine(self.url, begin="BEGIN", pool_size=pool_size)
+            self.writer = _sqlite_engine(self.url, begin="BEGIN IMMEDIATE", pool_size=1, max_overflow=0)
+        else:
+            self.reader = self.writer = create_async_engine(self.url, pool_size=pool_size, max_overflow=20)
+
+    @contextlib.asynccontextmanager
+    async def read(self) -> AsyncIterator[AsyncConnection]:
+        async with self.reader.connect() as conn:
+            yield conn
+
+    @contextlib.asynccontextmanager
+    async def write(self) -> AsyncIterator[AsyncConnection]:
+        """One transaction: committed when the block ends, rolled back entirely if it raises."""
+        if self._write_lock is None:
+            async with self.writer.begin() as conn:
+                yield conn
+            return
+        async with self._write_lock, self.writer.begin() as conn:
+            yield conn
+
+    async def dispose(self) -> None:
+        await self.reader.dispose()
+        if self.writer is not self.reader:
+            await self.writer.dispose()

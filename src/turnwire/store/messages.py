@@ -1,0 +1,272 @@
+"""Message queries of the SQL store (mixed into ``SqlStore``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import orjson
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from turnwire.errors import InputError
+from turnwire.formats.agentex import render_messages
+from turnwire.model import Message
+from turnwire.store.base import Idempotency, Page
+from turnwire.store.clock import MS, new_id, now_us, to_iso
+from turnwire.store.cursor import Position, decode_cursor, encode_cursor
+from turnwire.store.engine import Database
+from turnwire.store.errors import ConflictError, NotFoundError
+from turnwire.store.filters import MessageFilter, filters_clause
+from turnwire.store.schema import messages, tasks
+
+_dumps = orjson.dumps
+_loads = orjson.loads
+M = messages.c
+ORDER_COLUMNS = {"created_at": M.created_at, "updated_at": M.updated_at, "id": M.id}
+_LIVE = tasks.c.status != "DELETED"
+_SELECT = sa.select(M.id, M.task_id, M.content, M.streaming_status, M.created_at, M.updated_at, M.seq)
+
+
+def _record(row: Any) -> dict[str, Any]:
+    return {
+        "id": row[0],
+        "task_id": row[1],
+        "content": _loads(row[2]),
+        "streaming_status": row[3],
+        "created_at": to_iso(row[4]),
+        "updated_at": to_iso(row[5]),
+    }
+
+
+class MessageQueries:
+    db: Database
+
+    async def _idempotent(self, scope: str, idem: Idempotency | None, work: Any) -> Any:
+        raise NotImplementedError  # provided by SqlStore
+
+    async def _allocate(
+        self, conn: AsyncConnection, task_id: str, n: int, created_at: int | None
+    ) -> tuple[int, int]:
+        """Reserve ``n`` sequence numbers and a time base under the task row's lock."""
+        row = (
+            await conn.execute(
+                sa.update(tasks)
+                .where(tasks.c.id == task_id, _LIVE)
+                .values(next_seq=tasks.c.next_seq + n)
+                .returning(tasks.c.next_seq, tasks.c.last_created_at)
+            )
+        ).first()
+        if row is None:
+            raise NotFoundError(task_id)
+        next_seq, last = row
+        base = created_at if created_at is not None else max(now_us(), last + MS)
+        end = base + (n - 1) * MS
+        if end > last:
+            await conn.execute(sa.update(tasks).where(tasks.c.id == task_id).values(last_created_at=end))
+        return next_seq - n, base
+
+    async def create_messages(
+        self,
+        task_id: str,
+        contents: Sequence[dict[str, Any]],
+        *,
+        created_at: int | None = None,
+        streaming_status: str | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> list[dict[str, Any]]:
+        if not contents:
+            await self.get_task(task_id)  # type: ignore[attr-defined]
+            return []
+
+        async def work(conn: AsyncConnection) -> list[dict[str, Any]]:
+            n = len(contents)
+            seq, base = await self._allocate(conn, task_id, n, created_at)
+            rows, out = [], []
+            for i, content in enumerate(contents):
+                mid, ts = new_id(), base + i * MS
+                rows.append(
+                    {
+                        "id": mid,
+                        "task_id": task_id,
+                        "seq": seq + i,
+                        "content": _dumps(content).decode(),
+                        "streaming_status": streaming_status,
+                        "created_at": ts,
+                        "updated_at": ts,
+                    }
+                )
+                iso = to_iso(ts)
+                out.append(
+                    {
+                        "id": mid,
+                        "task_id": task_id,
+                        "content": content,
+                        "streaming_status": streaming_status,
+                        "created_at": iso,
+                        "updated_at": iso,
+                    }
+                )
+            await conn.execute(messages.insert(), rows)
+            return out
+
+        return await self._idempotent("messages", idempotency, work)
+
+    async def append_messages(
+        self, task_id: str, messages_: Sequence[Message], *, streaming_status: str | None = "DONE"
+    ) -> list[dict[str, Any]]:
+        return await self.create_messages(
+            task_id, render_messages(messages_), streaming_status=streaming_status
+        )
+
+    async def get_message(self, message_id: str) -> dict[str, Any]:
+        async with self.db.read() as conn:
+            row = (await conn.execute(_SELECT.where(M.id == message_id))).first()
+        if row is None:
+            raise NotFoundError(message_id)
+        return _record(row)
+
+    async def update_message(
+        self,
+        message_id: str,
+        *,
+        task_id: str | None,
+        content: dict[str, Any] | None = None,
+        streaming_status: str | None = None,
+    ) -> dict[str, Any]:
+        now = now_us()
+        values: dict[str, Any] = {
+            # updated_at strictly advances even if a caller's created_at lies in the future.
+            "updated_at": sa.case((M.updated_at >= now, M.updated_at + 1), else_=now)
+        }
+        if content is not None:
+            values["content"] = _dumps(content).decode()
+        if streaming_status is not None:
+            values["streaming_status"] = streaming_status
+        cond = [M.id == message_id]
+        if task_id is not None:
+            cond.append(M.task_id == task_id)
+        async with self.db.write() as conn:
+            row = (
+                await conn.execute(
+                    sa.update(messages)
+                    .where(*cond)
+                    .values(**values)
+                    .returning(M.id, M.task_id, M.content, M.streaming_status, M.created_at, M.updated_at)
+                )
+            ).first()
+            if row is None:
+                owner = (await conn.execute(sa.select(M.task_id).where(M.id == message_id))).scalar()
+                if owner is None:
+                    raise NotFoundError(message_id)
+                raise ConflictError(
+                    f"Message '{message_id}' belongs to another task, not '{task_id}'",
+                    {"message_id": message_id},
+                )
+        return _record(row)
+
+    async def update_messages(
+        self, task_id: str, updates: Mapping[str, dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        ids = list(updates)
+        if not ids:
+            return []
+        now = now_us()
+        async with self.db.write() as conn:
+            found = {
+                r[0]: r
+                for r in await conn.execute(
+                    sa.select(M.id, M.task_id, M.streaming_status, M.created_at, M.updated_at).where(
+                        M.id.in_(ids)
+                    )
+                )
+            }
+            for mid in ids:
+                if mid not in found:
+                    raise NotFoundError(mid)
+            foreign = [mid for mid in ids if found[mid][1] != task_id]
+            if foreign:
+                raise ConflictError(
+                    f"Messages {', '.join(foreign)} do not belong to task '{task_id}'; nothing was updated",
+                    {"message_ids": foreign},
+                )
+            stamps = {mid: max(now, found[mid][4] + 1) for mid in ids}
+            await conn.execute(
+                sa.update(messages)
+                .where(M.id == sa.bindparam("mid"))
+                .values(content=sa.bindparam("c"), updated_at=sa.bindparam("u")),
+                [{"mid": mid, "c": _dumps(updates[mid]).decode(), "u": stamps[mid]} for mid in ids],
+            )
+        return [
+            {
+                "id": mid,
+                "task_id": task_id,
+                "content": updates[mid],
+                "streaming_status": found[mid][2],
+                "created_at": to_iso(found[mid][3]),
+                "updated_at": to_iso(stamps[mid]),
+            }
+            for mid in ids
+        ]
+
+    def _where(self, task_id: str, filters: list[MessageFilter] | None) -> list[Any]:
+        cond: list[Any] = [M.task_id == task_id]
+        clause = filters_clause(filters or [], messages, self.db.dialect)
+        if clause is not None:
+            cond.append(clause)
+        return cond
+
+    async def list_messages(
+        self,
+        task_id: str,
+        *,
+        limit: int = 50,
+        offset: int = 0,
+        order_by: str = "created_at",
+        descending: bool = True,
+        filters: list[MessageFilter] | None = None,
+    ) -> list[dict[str, Any]]:
+        col = ORDER_COLUMNS.get(order_by)
+        if col is None:
+            raise InputError(
+                f"cannot order by {order_by!r}; use one of {', '.join(ORDER_COLUMNS)}",
+                loc=("query", "order_by"),
+            )
+        query = (
+            _SELECT.where(*self._where(task_id, filters))
+            .order_by(col.desc() if descending else col.asc(), M.seq.asc())
+            .limit(limit)
+            .offset(offset)
+        )
+        async with self.db.read() as conn:
+            return [_record(r) for r in await conn.execute(query)]
+
+    async def page_messages(
+        self,
+        task_id: str,
+        *,
+        limit: int = 50,
+        cursor: str | None = None,
+        newer: bool = False,
+        filters: list[MessageFilter] | None = None,
+    ) -> Page:
+        cond = self._where(task_id, filters)
+        pos = decode_cursor(task_id, cursor) if cursor else None
+        newer = newer and pos is not None
+        if pos is not None:
+            t, s = pos.created_at, pos.seq
+            if newer:
+                cond.append(sa.or_(M.created_at > t, sa.and_(M.created_at == t, M.seq < s)))
+            else:
+                cond.append(sa.or_(M.created_at < t, sa.and_(M.created_at == t, M.seq > s)))
+        # Newer pages walk upwards from the cursor, so they read in the reverse order.
+        order = (M.created_at.asc(), M.seq.desc()) if newer else (M.created_at.desc(), M.seq.asc())
+        async with self.db.read() as conn:
+            rows = list(await conn.execute(_SELECT.where(*cond).order_by(*order).limit(limit + 1)))
+        has_more = len(rows) > limit
+        rows = rows[:limit]
+        if newer:
+            rows.reverse()
+        edge = (rows[0] if newer else rows[-1]) if rows else None
+        next_cursor = encode_cursor(task_id, Position(edge[4], edge[6])) if has_more and edge else None
+        return Page([_record(r) for r in rows], next_cursor, has_more)

@@ -1,0 +1,91 @@
+"""Tables of the store and their ordered, versioned migrations.
+
+``schema_migrations`` records each applied step. Steps only ever get appended: a released step
+is never edited, a change is a new step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Final
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+metadata = sa.MetaData()
+
+tasks = sa.Table(
+    "tasks",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("name", sa.Text, unique=True),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("status_reason", sa.Text),
+    sa.Column("params", sa.Text),  # JSON text
+    sa.Column("task_metadata", sa.Text),  # JSON text
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+    sa.Column("updated_at", sa.BigInteger, nullable=False),
+    # Allocation state for messages, updated under the task row's write lock.
+    sa.Column("next_seq", sa.BigInteger, nullable=False, server_default="0"),
+    sa.Column("last_created_at", sa.BigInteger, nullable=False, server_default="0"),
+)
+
+messages = sa.Table(
+    "messages",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("task_id", sa.String(64), sa.ForeignKey("tasks.id"), nullable=False),
+    sa.Column("seq", sa.BigInteger, nullable=False),
+    sa.Column("content", sa.Text, nullable=False),  # JSON text of a normalised TaskMessageContent
+    sa.Column("streaming_status", sa.String(16)),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+    sa.Column("updated_at", sa.BigInteger, nullable=False),
+    sa.UniqueConstraint("task_id", "seq", name="uq_messages_task_seq"),
+    sa.Index("ix_messages_task_created", "task_id", "created_at", "seq"),
+)
+
+idempotency_keys = sa.Table(
+    "idempotency_keys",
+    metadata,
+    sa.Column("scope", sa.String(32), primary_key=True),
+    sa.Column("key", sa.String(255), primary_key=True),
+    sa.Column("fingerprint", sa.String(64), nullable=False),
+    sa.Column("response", sa.Text),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+)
+
+schema_migrations = sa.Table(
+    "schema_migrations",
+    sa.MetaData(),
+    sa.Column("version", sa.Integer, primary_key=True),
+    sa.Column("description", sa.Text, nullable=False),
+    sa.Column("applied_at", sa.BigInteger, nullable=False),
+)
+
+
+async def _v1_initial(conn: AsyncConnection) -> None:
+    await conn.run_sync(metadata.create_all)
+
+
+MIGRATIONS: Final[list[tuple[int, str, Callable[[AsyncConnection], Awaitable[None]]]]] = [
+    (1, "tasks, messages, idempotency keys", _v1_initial),
+]
+
+
+async def migrate(conn: AsyncConnection, now: int) -> list[int]:
+    """Apply every migration step not yet recorded, in order, in the caller's transaction."""
+    if conn.dialect.name == "postgresql":
+        # Several workers may start at once; one migrates, the others wait and find nothing to do.
+        await conn.execute(sa.text("SELECT pg_advisory_xact_lock(7310225)"))
+    await conn.run_sync(schema_migrations.metadata.create_all)
+    done = set((await conn.execute(sa.select(schema_migrations.c.version))).scalars())
+    applied = []
+    for version, description, step in MIGRATIONS:
+        if version in done:
+            continue
+        await step(conn)
+        await conn.execute(
+            schema_migrations.insert().values(version=version, description=description, applied_at=now)
+        )
+        applied.append(version)
+    return applied

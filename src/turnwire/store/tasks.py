@@ -1,0 +1,182 @@
+"""Task queries of the SQL store (mixed into ``SqlStore``)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import orjson
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from turnwire.errors import InputError
+from turnwire.store.base import TASK_STATUSES, Idempotency
+from turnwire.store.clock import now_us, to_iso
+from turnwire.store.engine import Database
+from turnwire.store.errors import ConflictError, NotFoundError
+from turnwire.store.schema import tasks
+
+T = tasks.c
+_SELECT = sa.select(
+    T.id, T.name, T.status, T.status_reason, T.params, T.task_metadata, T.created_at, T.updated_at
+)
+TASK_ORDER_COLUMNS = {"created_at": T.created_at, "updated_at": T.updated_at, "name": T.name, "id": T.id}
+MOVABLE = ("RUNNING", "INTERRUPTED")
+
+
+def _json(text: str | None) -> Any:
+    return None if text is None else orjson.loads(text)
+
+
+def _task(row: Any) -> dict[str, Any]:
+    return {
+        "id": row[0],
+        "name": row[1],
+        "status": row[2],
+        "status_reason": row[3],
+        "params": _json(row[4]),
+        "task_metadata": _json(row[5]),
+        "created_at": to_iso(row[6]),
+        "updated_at": to_iso(row[7]),
+        "cleaned_at": None,
+    }
+
+
+def _dump(value: Any) -> str | None:
+    return None if value is None else orjson.dumps(value).decode()
+
+
+class TaskQueries:
+    db: Database
+
+    async def _idempotent(self, scope: str, idem: Idempotency | None, work: Any) -> Any:
+        raise NotImplementedError  # provided by SqlStore
+
+    async def _find(self, conn: AsyncConnection, cond: Any, key: str) -> dict[str, Any]:
+        row = (await conn.execute(_SELECT.where(cond))).first()
+        if row is None or row[2] == "DELETED":
+            raise NotFoundError(key)
+        return _task(row)
+
+    async def create_task(
+        self,
+        *,
+        name: str | None = None,
+        params: dict[str, Any] | None = None,
+        task_metadata: dict[str, Any] | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> dict[str, Any]:
+        async def work(conn: AsyncConnection) -> dict[str, Any]:
+            now = now_us()
+            if name is not None:
+                row = (await conn.execute(_SELECT.where(T.name == name))).first()
+                if row is not None:
+                    if row[2] == "DELETED":
+                        raise ConflictError(f"Task name '{name}' belongs to a deleted task")
+                    if params is not None:
+                        await conn.execute(
+                            sa.update(tasks)
+                            .where(T.id == row[0])
+                            .values(params=_dump(params), updated_at=now)
+                        )
+                    return await self._find(conn, T.id == row[0], row[0])
+            task_id = str(uuid.uuid4())
+            values = {
+                "id": task_id,
+                "name": name,
+                "status": "RUNNING",
+                "params": _dump(params),
+                "task_metadata": _dump(task_metadata),
+                "created_at": now,
+                "updated_at": now,
+            }
+            await conn.execute(tasks.insert().values(**values))
+            return await self._find(conn, T.id == task_id, task_id)
+
+        try:
+            return await self._idempotent("tasks", idempotency, work)
+        except IntegrityError:
+            if name is None:
+                raise
+            # Lost a race to create the same name: the other writer's task is the one to return.
+            return await self._idempotent("tasks", idempotency, work)
+
+    async def get_task(self, task_id: str) -> dict[str, Any]:
+        async with self.db.read() as conn:
+            return await self._find(conn, T.id == task_id, task_id)
+
+    async def get_task_by_name(self, name: str) -> dict[str, Any]:
+        async with self.db.read() as conn:
+            return await self._find(conn, T.name == name, name)
+
+    async def list_tasks(
+        self,
+        *,
+        status: str | None = None,
+        task_metadata: dict[str, Any] | None = None,
+        limit: int = 50,
+        offset: int = 0,
+        order_by: str = "created_at",
+        descending: bool = True,
+    ) -> list[dict[str, Any]]:
+        col = TASK_ORDER_COLUMNS.get(order_by)
+        if col is None:
+            raise InputError(f"cannot order by {order_by!r}", loc=("query", "order_by"))
+        if status == "DELETED":
+            raise InputError("deleted tasks cannot be listed", loc=("query", "status"))
+        if status is not None and status not in TASK_STATUSES:
+            raise InputError(f"unknown status {status!r}", loc=("query", "status"))
+        cond = [T.status == status] if status else [T.status != "DELETED"]
+        for key, value in (task_metadata or {}).items():
+            if self.db.dialect == "postgresql":
+                doc = sa.cast(T.task_metadata, postgresql.JSONB)
+                cond.append(
+                    doc.contains(sa.cast(sa.literal(orjson.dumps({key: value}).decode()), postgresql.JSONB))
+                )
+            elif isinstance(value, str):
+                path = '$."' + key.replace('"', '\\"') + '"'
+                cond.append(
+                    sa.and_(
+                        T.task_metadata.op("->>")(path) == value,
+                        sa.func.json_type(T.task_metadata, path) == "text",
+                    )
+                )
+            else:
+                path = '$."' + key.replace('"', '\\"') + '"'
+                cond.append(T.task_metadata.op("->")(path) == orjson.dumps(value).decode())
+        query = (
+            _SELECT.where(*cond)
+            .order_by(col.desc() if descending else col.asc(), T.id)
+            .limit(limit)
+            .offset(offset)
+        )
+        async with self.db.read() as conn:
+            return [_task(r) for r in await conn.execute(query)]
+
+    async def delete_task(self, task_id: str) -> dict[str, Any]:
+        async with self.db.write() as conn:
+            done = await conn.execute(
+                sa.update(tasks)
+                .where(T.id == task_id, T.status != "DELETED")
+                .values(status="DELETED", updated_at=now_us())
+            )
+            if done.rowcount == 0:
+                raise NotFoundError(task_id)
+        return {"id": task_id, "message": f"Task '{task_id}' deleted"}
+
+    async def transition_task(self, task_id: str, status: str, reason: str | None = None) -> dict[str, Any]:
+        async with self.db.write() as conn:
+            # Compare-and-swap on the movable statuses: a concurrent transition makes this one miss.
+            done = await conn.execute(
+                sa.update(tasks)
+                .where(T.id == task_id, T.status.in_(MOVABLE))
+                .values(status=status, status_reason=reason, updated_at=now_us())
+            )
+            if done.rowcount == 0:
+                current = await self._find(conn, T.id == task_id, task_id)
+                raise ConflictError(
+                    f"Task '{task_id}' is {current['status']} and cannot be transitioned to {status}"
+                )
+            return await self._find(conn, T.id == task_id, task_id)
