@@ -1,0 +1,137 @@
+"""The gate every agent event passes: is it a turnwire event with fields of the right types?
+
+Encoders trust what the runtime hands them, so a malformed event from an agent must be caught here,
+not surface later as a crash in a format module or as a frame a client rejects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from turnwire.model import (
+    DataEvent,
+    Done,
+    ErrorEvent,
+    FileEvent,
+    InteractionRequest,
+    InteractionResponse,
+    MessageDelta,
+    MessageEnd,
+    MessageEvent,
+    MessageStart,
+    Thought,
+    ThoughtDelta,
+    ThoughtEnd,
+    ThoughtStart,
+    ToolCall,
+    ToolResult,
+    Usage,
+)
+
+
+def _id(event: object) -> str | None:
+    value = event.id  # type: ignore[attr-defined]
+    return None if isinstance(value, str) and value else "id must be a non-empty string"
+
+
+def _id_delta(event: object) -> str | None:
+    if not isinstance(event.delta, str):  # type: ignore[attr-defined]
+        return "delta must be a string"
+    return _id(event)
+
+
+def _text(event: object) -> str | None:
+    return None if isinstance(event.text, str) else "text must be a string"  # type: ignore[attr-defined]
+
+
+def _optional(value: object, kind: type | tuple[type, ...]) -> bool:
+    return value is None or isinstance(value, kind)
+
+
+def _tool_call(event: ToolCall) -> str | None:
+    if not _optional(event.id, str) or not _optional(event.name, str):
+        return "id and name must be strings or None"
+    return None
+
+
+def _tool_result(event: ToolResult) -> str | None:
+    if not _optional(event.id, str) or not _optional(event.name, str):
+        return "id and name must be strings or None"
+    if not _optional(event.is_error, bool) or not _optional(event.denied, bool):
+        return "is_error and denied must be booleans or None"
+    return None
+
+
+def _interaction(event: InteractionRequest | InteractionResponse) -> str | None:
+    if not isinstance(event.kind, str) or not event.kind:
+        return "kind must be a non-empty string"
+    return _id(event)
+
+
+def _data(event: DataEvent) -> str | None:
+    if not _optional(event.name, str) or not _optional(event.transient, bool):
+        return "name must be a string or None, transient a boolean or None"
+    return None
+
+
+def _file(event: FileEvent) -> str | None:
+    if not isinstance(event.url, str) or not isinstance(event.media_type, str):
+        return "url and media_type must be strings"
+    return None
+
+
+def _count(value: object) -> bool:
+    return value is None or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _usage(event: Usage) -> str | None:
+    if not (_count(event.input) and _count(event.output) and _count(event.total)):
+        return "input, output and total must be integers or None"
+    if event.cost is not None and (isinstance(event.cost, bool) or not isinstance(event.cost, int | float)):
+        return "cost must be a number or None"
+    return None
+
+
+def _error(event: ErrorEvent) -> str | None:
+    if not isinstance(event.message, str) or not _optional(event.code, str):
+        return "message must be a string, code a string or None"
+    return None
+
+
+def _done(event: Done) -> str | None:
+    return None if _optional(event.stop_reason, str) else "stop_reason must be a string or None"
+
+
+_CHECKS: dict[type, Callable[..., str | None]] = {
+    MessageEvent: _text,
+    MessageStart: _id,
+    MessageDelta: _id_delta,
+    MessageEnd: _id,
+    Thought: _text,
+    ThoughtStart: _id,
+    ThoughtDelta: _id_delta,
+    ThoughtEnd: _id,
+    ToolCall: _tool_call,
+    ToolResult: _tool_result,
+    InteractionRequest: _interaction,
+    InteractionResponse: _interaction,
+    DataEvent: _data,
+    FileEvent: _file,
+    Usage: _usage,
+    ErrorEvent: _error,
+    Done: _done,
+}
+
+
+def validate_event(event: object) -> str | None:
+    """``None`` if ``event`` is a well-formed turnwire event, else a one-line reason it is not.
+
+    Only instances of the model's event classes pass (exact classes: a subclass could carry
+    fields no encoder knows). Payload fields typed ``Any`` (tool input, data, detail) are not
+    inspected here.
+    """
+    check = _CHECKS.get(type(event))
+    if check is None:
+        return f"agent yielded {type(event).__name__}, not a turnwire event"
+    problem = check(event)
+    return None if problem is None else f"{type(event).__name__}: {problem}"
