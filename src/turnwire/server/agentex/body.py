@@ -1,0 +1,64 @@
+"""Reading Agentex request bodies and query values by hand (orjson, no pydantic on the hot path)."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import orjson
+from starlette.requests import Request
+
+from turnwire.errors import InputError
+from turnwire.store.base import Idempotency
+
+
+async def read_json_object(request: Request) -> tuple[dict[str, Any], bytes]:
+    """The JSON object of the body (and its bytes); ``InputError`` at ``("body",)`` otherwise."""
+    raw = await request.body()
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON: {exc}", loc=("body",), type="json_invalid") from None
+    if not isinstance(data, dict):
+        raise InputError("must be a JSON object", loc=("body",), type="type")
+    return data, raw
+
+
+def required(body: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
+    value = body.get(key)
+    if value is None:
+        raise InputError("field required", loc=("body", key), type="missing")
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise InputError(f"must be {what}", loc=("body", key), type="type")
+    return value
+
+
+def idempotency(request: Request, raw: bytes) -> Idempotency | None:
+    """The request's ``Idempotency-Key`` with a fingerprint of route and body, if given."""
+    key = request.headers.get("idempotency-key")
+    if not key:
+        return None
+    if len(key) > 255:
+        raise InputError("at most 255 characters", loc=("header", "idempotency-key"))
+    digest = hashlib.sha256(request.url.path.encode() + b"\n" + raw).hexdigest()
+    return Idempotency(key, digest)
+
+
+def query_int(request: Request, name: str, default: int, *, minimum: int | None = None) -> int:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "" or raw == "null":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise InputError("must be an integer", loc=("query", name), type="type") from None
+    if minimum is not None and value < minimum:
+        raise InputError(f"must be >= {minimum}", loc=("query", name))
+    return value
+
+
+def query_str(request: Request, name: str, *, required: bool = False) -> str | None:
+    value = request.query_params.get(name)
+    if required and not value:
+        raise InputError("field required", loc=("query", name), type="missing")
+    return value

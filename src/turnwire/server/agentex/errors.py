@@ -1,0 +1,88 @@
+"""Agentex error bodies and the route class that produces them.
+
+Bodies keep the reference's shape ``{"message", "code", "data"}``. Validation errors are 422 with
+``code: 422`` *and* the reference's ``status_code: 10422`` (its clients may read either), and
+``data`` lists ``{loc, msg, type}``. Query mistakes (filters, cursor, page number) are 400.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import orjson
+from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
+from starlette.requests import Request
+from starlette.responses import Response
+
+from turnwire.errors import InputError
+from turnwire.store.errors import ConflictError, IdempotencyMismatchError, NotFoundError
+
+log = logging.getLogger("turnwire.server.agentex")
+
+
+class AgentexError(Exception):
+    def __init__(self, status: int, message: str, data: Any = None) -> None:
+        self.status = status
+        self.message = message
+        self.data = data
+        super().__init__(message)
+
+
+def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(orjson.dumps(body), status_code=status, media_type="application/json", headers=headers)
+
+
+def error_body(status: int, message: str, data: Any = None) -> dict[str, Any]:
+    body = {"message": message, "code": status, "data": data}
+    if status == 422:
+        body["status_code"] = 10422
+    return body
+
+
+def _input_errors(errors: list[InputError]) -> Response:
+    status = 400 if all(e.loc and e.loc[0] == "query" and e.type != "missing" for e in errors) else 422
+    message = "; ".join(str(e) for e in errors)
+    return json_response(error_body(status, message, [e.to_dict() for e in errors]), status)
+
+
+def to_response(exc: Exception, request: Request) -> Response:
+    """The Agentex-shaped response for ``exc``; anything unexpected is a logged 500."""
+    if isinstance(exc, InputError):
+        return _input_errors([exc])
+    if isinstance(exc, RequestValidationError):
+        errors = [InputError(str(e.get("msg", "")), loc=tuple(e.get("loc", ())), type=str(e.get("type", "")))
+                  for e in exc.errors()]  # fmt: skip
+        return _input_errors(errors)
+    if isinstance(exc, NotFoundError):
+        return json_response(error_body(404, str(exc)), 404)
+    if isinstance(exc, ConflictError):
+        return json_response(error_body(400, exc.message, exc.data), 400)
+    if isinstance(exc, IdempotencyMismatchError):
+        return json_response(error_body(422, str(exc), [{"loc": ["header", "idempotency-key"]}]), 422)
+    if isinstance(exc, AgentexError):
+        return json_response(error_body(exc.status, exc.message, exc.data), exc.status)
+    log.exception("unexpected error in %s %s", request.method, request.url.path, exc_info=exc)
+    headers = None
+    if request.method == "POST" and "idempotency-key" not in request.headers:
+        # A create without a key may have been stored before the failure: retrying could duplicate.
+        headers = {"x-should-retry": "false"}
+    body = {"message": f"Internal Server Error. Class: {type(exc).__name__}", "code": 500, "data": None}
+    return json_response(body, 500, headers)
+
+
+class AgentexRoute(APIRoute):
+    """Routes whose every failure, including parameter validation, is an Agentex error body."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def handle(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except Exception as exc:
+                return to_response(exc, request)
+
+        return handle

@@ -1,0 +1,135 @@
+"""``/messages`` routes, same paths, bodies, defaults and shapes as the Agentex server.
+
+``/batch`` and ``/paginated`` are registered before ``/{message_id}`` so they are never captured.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from starlette.requests import Request
+from starlette.responses import Response
+
+from turnwire.errors import InputError
+from turnwire.formats.agentex.content import STREAMING_STATUSES, normalize_content
+from turnwire.server.agentex.body import idempotency, query_int, query_str, read_json_object, required
+from turnwire.server.agentex.deps import StoreDep
+from turnwire.server.agentex.errors import AgentexRoute, json_response
+from turnwire.store.clock import parse_time
+from turnwire.store.filters import parse_filters
+
+router = APIRouter(prefix="/messages", tags=["agentex messages"], route_class=AgentexRoute)
+
+_JSON_BODY: dict[str, Any] = {
+    "requestBody": {"required": True, "content": {"application/json": {"schema": {}}}}
+}
+
+
+def _streaming_status(body: dict[str, Any]) -> str | None:
+    status = body.get("streaming_status")
+    if status is not None and status not in STREAMING_STATUSES:
+        raise InputError("must be 'IN_PROGRESS', 'DONE' or null", loc=("body", "streaming_status"))
+    return status
+
+
+def _created_at(body: dict[str, Any]) -> int | None:
+    value = body.get("created_at")
+    return None if value is None else parse_time(value, ("body", "created_at"))
+
+
+def _contents(body: dict[str, Any]) -> list[dict[str, Any]]:
+    contents = required(body, "contents", list, "a list of contents")
+    # Validate everything before anything is written: one bad item fails the whole batch.
+    return [normalize_content(c, ("body", "contents", i)) for i, c in enumerate(contents)]
+
+
+@router.post("/batch", openapi_extra=_JSON_BODY, summary="Batch Create Messages")
+async def batch_create(request: Request, store: StoreDep) -> Response:
+    body, raw = await read_json_object(request)
+    task_id = required(body, "task_id", str, "a string")
+    contents = _contents(body)
+    created = await store.create_messages(
+        task_id, contents, created_at=_created_at(body), idempotency=idempotency(request, raw)
+    )
+    return json_response(created)
+
+
+@router.put("/batch", openapi_extra=_JSON_BODY, summary="Batch Update Messages")
+async def batch_update(request: Request, store: StoreDep) -> Response:
+    body, _ = await read_json_object(request)
+    task_id = required(body, "task_id", str, "a string")
+    updates = required(body, "updates", dict, "an object mapping message id to content")
+    normalized = {mid: normalize_content(c, ("body", "updates", mid)) for mid, c in updates.items()}
+    return json_response(await store.update_messages(task_id, normalized))
+
+
+@router.post("", openapi_extra=_JSON_BODY, summary="Create Message")
+async def create(request: Request, store: StoreDep) -> Response:
+    body, raw = await read_json_object(request)
+    task_id = required(body, "task_id", str, "a string")
+    if "content" not in body:
+        raise InputError("field required", loc=("body", "content"), type="missing")
+    content = normalize_content(body["content"], ("body", "content"))
+    created = await store.create_messages(
+        task_id,
+        [content],
+        created_at=_created_at(body),
+        streaming_status=_streaming_status(body),
+        idempotency=idempotency(request, raw),
+    )
+    return json_response(created[0])
+
+
+@router.put("/{message_id}", openapi_extra=_JSON_BODY, summary="Update Message")
+async def update(message_id: str, request: Request, store: StoreDep) -> Response:
+    body, _ = await read_json_object(request)
+    task_id = required(body, "task_id", str, "a string")
+    if "content" not in body:
+        raise InputError("field required", loc=("body", "content"), type="missing")
+    content = normalize_content(body["content"], ("body", "content"))
+    updated = await store.update_message(
+        message_id, task_id=task_id, content=content, streaming_status=_streaming_status(body)
+    )
+    return json_response(updated)
+
+
+@router.get("", summary="List Messages")
+async def list_messages(request: Request, store: StoreDep) -> Response:
+    task_id = query_str(request, "task_id", required=True)
+    limit = query_int(request, "limit", 50, minimum=0) or 50
+    page = query_int(request, "page_number", 1, minimum=1)
+    direction = (query_str(request, "order_direction") or "desc").lower()
+    filters = parse_filters(query_str(request, "filters"))
+    rows = await store.list_messages(
+        task_id or "",
+        limit=limit,
+        offset=(page - 1) * limit,
+        order_by=query_str(request, "order_by") or "created_at",
+        descending=direction != "asc",
+        filters=filters,
+    )
+    return json_response(rows)
+
+
+@router.get("/paginated", summary="List Messages Paginated")
+async def list_paginated(request: Request, store: StoreDep) -> Response:
+    task_id = query_str(request, "task_id", required=True) or ""
+    limit = query_int(request, "limit", 50, minimum=0) or 50
+    direction = query_str(request, "direction") or "older"
+    if direction not in ("older", "newer"):
+        raise InputError("must be 'older' or 'newer'", loc=("query", "direction"))
+    filters = parse_filters(query_str(request, "filters"))
+    page = await store.page_messages(
+        task_id,
+        limit=limit,
+        cursor=query_str(request, "cursor") or None,
+        newer=direction == "newer",
+        filters=filters,
+    )
+    return json_response({"data": page.data, "next_cursor": page.next_cursor, "has_more": page.has_more})
+
+
+@router.get("/{message_id}", summary="Retrieve Message")
+async def retrieve(message_id: str, store: StoreDep) -> Response:
+    return json_response(await store.get_message(message_id))
