@@ -1,0 +1,265 @@
+"""``POST /invoke`` and ``POST /agents/{name}/invoke``: one turn, batch or streamed, in either format.
+
+The order of checks is fixed so a request is refused before any agent code runs: agent name (404),
+``x-ag-messages-format`` (400), ``Accept`` (406), body size (413), JSON syntax and depth (400),
+envelope shape (422), session id (400), messages (422). Only then does the turn start.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from fastapi import APIRouter, Request
+from starlette.responses import Response, StreamingResponse
+
+from turnwire.errors import InputError
+from turnwire.fold import fold
+from turnwire.formats import agenta, vercel
+from turnwire.model import Message, ToolCallBlock
+from turnwire.runtime import Agent, TurnContext, run_turn
+from turnwire.server.body import decode_json, read_body
+from turnwire.server.errors import RequestError, error_response, json_response
+from turnwire.server.models import (
+    SESSION_ID_PATTERN,
+    WIRE_VERSION,
+    InvokeRequest,
+    InvokeResponse,
+    MessageBody,
+    NotAcceptableBody,
+    ValidationErrorBody,
+)
+from turnwire.server.settings import Settings
+from turnwire.server.streaming import agenta_ndjson, agenta_sse, vercel_sse
+from turnwire.transport import (
+    JSON_MEDIA_TYPE,
+    NDJSON_MEDIA_TYPE,
+    SSE_MEDIA_TYPE,
+    Transport,
+    negotiate_format,
+    negotiate_transport,
+)
+
+_SESSION_ID = re.compile(SESSION_ID_PATTERN)
+_MESSAGES_LOC = ("body", "data", "inputs", "messages")
+_SSE_CONTENT_TYPE = f"{SSE_MEDIA_TYPE}; charset=utf-8"
+# Streams must reach the client chunk by chunk: no proxy buffering, no caching.
+_SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
+
+_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The folded turn (JSON), or a stream of frames (SSE / NDJSON) when Accept asks.",
+        "content": {
+            SSE_MEDIA_TYPE: {"schema": {"type": "string"}},
+            NDJSON_MEDIA_TYPE: {"schema": {"type": "string"}},
+        },
+    },
+    400: {"model": ValidationErrorBody, "description": "Malformed JSON, bad header or session id"},
+    404: {"model": MessageBody, "description": "Unknown agent"},
+    406: {"model": NotAcceptableBody, "description": "Accept names no type the server produces"},
+    413: {"model": ValidationErrorBody, "description": "Body larger than the limit"},
+    422: {"model": ValidationErrorBody, "description": "Body or messages of the wrong shape"},
+}
+_OPENAPI_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {JSON_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/InvokeRequest"}}},
+    },
+    "parameters": [
+        {
+            "name": name,
+            "in": "header",
+            "required": False,
+            "schema": {"type": "string"},
+            "description": description,
+        }
+        for name, description in (
+            ("x-ag-messages-format", "`agenta` (default) or `vercel`; case-insensitive, trimmed."),
+            ("x-ag-session-id", f"Session id when the body has none; must match {SESSION_ID_PATTERN}."),
+        )
+    ],
+}
+EXTRA_SCHEMAS = (InvokeRequest,)
+"""Models the OpenAPI document must carry although no route declares them as a body parameter."""
+
+
+@dataclass(slots=True)
+class InvokeConfig:
+    """What the invoke routes serve: the agents by name, the default one, and the settings."""
+
+    agents: dict[str, Agent]
+    default_agent: str
+    settings: Settings
+
+
+def invoke_router(config: InvokeConfig) -> APIRouter:
+    """The invoke routes, bound to ``config`` (its ``agents`` dict is read on every request)."""
+    router = APIRouter(tags=["invoke"])
+
+    @router.post(
+        "/invoke",
+        response_model=InvokeResponse,
+        responses=_RESPONSES,
+        openapi_extra=_OPENAPI_BODY,
+        summary="Run one turn of the default agent",
+    )
+    async def invoke(request: Request) -> Response:
+        return await _invoke(request, config, config.default_agent)
+
+    @router.post(
+        "/agents/{name}/invoke",
+        response_model=InvokeResponse,
+        responses=_RESPONSES,
+        openapi_extra=_OPENAPI_BODY,
+        summary="Run one turn of the named agent",
+    )
+    async def invoke_agent(name: str, request: Request) -> Response:
+        return await _invoke(request, config, name)
+
+    return router
+
+
+async def _invoke(request: Request, config: InvokeConfig, agent_name: str) -> Response:
+    try:
+        return await _run(request, config, agent_name)
+    except Exception as exc:  # the router may be mounted without our handlers: answer here
+        return error_response(exc)
+
+
+async def _run(request: Request, config: InvokeConfig, agent_name: str) -> Response:
+    agent = config.agents.get(agent_name)
+    if agent is None:
+        return json_response({"detail": f"Unknown agent: {agent_name}"}, 404)
+    headers = request.headers
+    fmt = _header(negotiate_format, headers.get("x-ag-messages-format"))
+    transport = negotiate_transport(headers.get("accept"))
+    settings = config.settings
+
+    raw = await read_body(request, settings.max_body_bytes)
+    body = _header(decode_json, raw, settings.max_json_depth)
+    raw_messages, parameters = _envelope(body)
+    session_id = _session_id(body, headers.get("x-ag-session-id"))
+    messages = _parse(fmt, raw_messages)
+
+    trace_id = uuid.uuid4().hex
+    ctx = TurnContext(messages=messages, session_id=session_id, parameters=parameters, trace_id=trace_id)
+    out_headers = {"x-ag-version": WIRE_VERSION, "x-ag-session-id": session_id, "x-ag-trace-id": trace_id}
+    events = run_turn(agent, ctx)
+
+    if transport is Transport.JSON:
+        turn = fold([e async for e in events])
+        if fmt == "vercel":
+            outputs = vercel.render_outputs(turn, continuation_id=vercel.continuation_id(raw_messages))
+            out_headers.update(vercel.BATCH_HEADERS)
+        else:
+            outputs = agenta.render_outputs(turn)
+        envelope = {
+            "version": WIRE_VERSION,
+            "status": {"code": 200, "message": "Success"},
+            "session_id": session_id,
+            "trace_id": trace_id,
+            "data": {"outputs": outputs},
+        }
+        return Response(orjson.dumps(envelope), headers=out_headers, media_type=JSON_MEDIA_TYPE)
+
+    keepalive = settings.keepalive_interval
+    body_iter: AsyncIterator[bytes]
+    if transport is Transport.NDJSON:
+        # Vercel has no NDJSON form: Agenta frames, as the reference does.
+        body_iter = agenta_ndjson(events)
+        return StreamingResponse(body_iter, headers=out_headers, media_type=NDJSON_MEDIA_TYPE)
+    out_headers.update(_SSE_HEADERS)
+    if fmt == "vercel":
+        out_headers.update(vercel.STREAM_HEADERS)
+        encoder = vercel_encoder(raw_messages, messages, session_id, trace_id)
+        body_iter = vercel_sse(events, encoder, keepalive)
+    else:
+        body_iter = agenta_sse(events, keepalive)
+    response = StreamingResponse(body_iter, headers=out_headers)
+    response.headers["content-type"] = _SSE_CONTENT_TYPE
+    return response
+
+
+def vercel_encoder(
+    raw_messages: list[Any], messages: list[Message], session_id: str, trace_id: str
+) -> vercel.UIStreamEncoder:
+    """A UI Message Stream encoder for this turn.
+
+    ``messageId`` continues the client's trailing assistant message, else ``msg-<trace id>``; tool
+    calls in the history are known, so results for them may be streamed.
+    """
+    message_id = vercel.continuation_id(raw_messages) or f"msg-{trace_id}"
+    known = [b.id for m in messages for b in m.content if isinstance(b, ToolCallBlock) and b.id]
+    return vercel.UIStreamEncoder(message_id, session_id, known_tool_call_ids=known, trace_id=trace_id)
+
+
+def _header(func: Any, *args: Any) -> Any:
+    """Call ``func``; its ``InputError`` means the request itself is malformed (400)."""
+    try:
+        return func(*args)
+    except InputError as exc:
+        raise RequestError(400, [exc]) from None
+
+
+def _envelope(body: Any) -> tuple[Any, dict[str, Any]]:
+    """``data.inputs.messages`` (``None`` → ``[]``) and ``data.parameters`` (``None`` → ``{}``)."""
+    if not isinstance(body, dict):
+        raise RequestError.at(422, f"expected a JSON object, got {_kind(body)}", ("body",), "object_type")
+    data = _object(body.get("data"), ("body", "data"))
+    inputs = _object(data.get("inputs"), ("body", "data", "inputs"))
+    parameters = _object(data.get("parameters"), ("body", "data", "parameters"))
+    messages = inputs.get("messages")
+    if messages is None:
+        messages = []
+    elif not isinstance(messages, list):
+        raise RequestError.at(422, f"expected an array, got {_kind(messages)}", _MESSAGES_LOC, "list_type")
+    return messages, parameters
+
+
+def _object(value: Any, loc: tuple[str, ...]) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise RequestError.at(422, f"expected an object, got {_kind(value)}", loc, "object_type")
+    return value
+
+
+def _session_id(body: dict[str, Any], header: str | None) -> str:
+    """Body ``session_id``, else the header, else a fresh uuid4 hex; one rule for both sources."""
+    value: Any = body.get("session_id")
+    loc: tuple[str, ...] = ("body", "session_id")
+    if value is None:
+        if header is None:
+            return uuid.uuid4().hex
+        value, loc = header, ("header", "x-ag-session-id")
+    if not isinstance(value, str) or not _SESSION_ID.fullmatch(value):
+        raise RequestError.at(
+            400,
+            "session id must be 1-128 characters of A-Z a-z 0-9 . _ : -",
+            loc,
+            "invalid_session_id",
+        )
+    return value
+
+
+def _parse(fmt: str, raw_messages: list[Any]) -> list[Message]:
+    parse = vercel.parse_messages if fmt == "vercel" else agenta.parse_messages
+    try:
+        return parse(raw_messages)
+    except InputError as exc:
+        loc = exc.loc[1:] if exc.loc[:1] == ("messages",) else exc.loc
+        raise RequestError(422, [InputError(exc.msg, loc=(*_MESSAGES_LOC, *loc), type=exc.type)]) from None
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    return {dict: "object", list: "array", str: "string", int: "number", float: "number"}.get(
+        type(value), type(value).__name__
+    )

@@ -1,0 +1,57 @@
+"""Server settings: defaults that work on a fresh machine, overridable by ``TURNWIRE_*`` variables."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from pydantic import BaseModel, ConfigDict
+
+ENV_PREFIX = "TURNWIRE_"
+DEFAULT_KEEPALIVE_SECONDS = 15.0
+
+
+class Settings(BaseModel):
+    """How the HTTP server behaves. Every field can be set by ``TURNWIRE_<FIELD NAME IN CAPS>``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_body_bytes: int = 10 * 1024 * 1024
+    """Larger request bodies are refused with 413, checked on Content-Length and while reading."""
+    max_json_depth: int = 64
+    """Deeper JSON nesting (objects and arrays) is refused with 400."""
+    keepalive_seconds: float | None = DEFAULT_KEEPALIVE_SECONDS
+    """Silence after which an SSE stream gets a ``: keepalive`` comment; ``None``/``<= 0`` = off."""
+    db_url: str | None = None
+    """Where conversations are stored (read by the store); ``None`` = the embedded default."""
+    approval_secret: str | None = None
+    """Key that signs approval requests (used by the approval flow)."""
+
+    @property
+    def keepalive_interval(self) -> float | None:
+        """The keepalive interval in seconds, or ``None`` when keepalive is off."""
+        k = self.keepalive_seconds
+        return k if k is not None and k > 0 else None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:
+        """Settings from ``TURNWIRE_*`` variables, then ``overrides`` (which win).
+
+        A keepalive value that is not a number falls back to the default (15 s) rather than
+        failing the server start; other malformed values raise ``pydantic.ValidationError``.
+        """
+        env = os.environ if environ is None else environ
+        values: dict[str, object] = {}
+        for name in cls.model_fields:
+            raw = env.get(ENV_PREFIX + name.upper())
+            if raw is None:
+                continue
+            if name == "keepalive_seconds":
+                try:
+                    values[name] = float(raw)
+                except ValueError:
+                    values[name] = DEFAULT_KEEPALIVE_SECONDS
+            else:
+                values[name] = raw
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
