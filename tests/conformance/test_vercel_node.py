@@ -1,0 +1,119 @@
+"""turnwire's Vercel streams and UIMessages, checked by the real ``ai`` npm package (v5, v6, v7).
+
+Writes the SSE body of every scenario for every client-version setting, the rendered UIMessages of
+canonical histories, and the expectations into a temp dir, then runs ``node --test`` on
+tests/conformance/node. Any schema failure, lint problem or wrong assembled content fails here
+with node's output.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import orjson
+import pytest
+from vercel_scenarios import HISTORIES, SCENARIOS
+
+from turnwire.formats.vercel import ClientVersion, UIStreamEncoder, render_messages, stream_sse
+
+NODE_DIR = Path(__file__).parent / "node"
+
+LANES = [
+    {"setting": "default", "package": "ai", "skipApproval": False},
+    {"setting": "default", "package": "ai-v6", "skipApproval": False},
+    # ai 5 has no approval chunks; the default setting still sends them (docs/vercel.md).
+    {"setting": "default", "package": "ai-v5", "skipApproval": True},
+    {"setting": "5", "package": "ai-v5", "skipApproval": False},
+    {"setting": "6", "package": "ai-v6", "skipApproval": False},
+    {"setting": "7", "package": "ai", "skipApproval": False},
+]
+
+
+def _write_corpus(root: Path) -> None:
+    for setting in ("default", "5", "6", "7"):
+        version = ClientVersion.parse(setting)
+        (root / setting).mkdir()
+        for name, scenario in SCENARIOS.items():
+            history = (
+                scenario.history_v5
+                if version is ClientVersion.V5 and scenario.history_v5
+                else scenario.history
+            )
+            known = [p["toolCallId"] for p in history["parts"] if "toolCallId" in p] if history else []
+            encoder = UIStreamEncoder(scenario.message_id, "s-1", version, known_tool_call_ids=known)
+            body = b"".join(stream_sse(scenario.run(), _Terminal(encoder, scenario.stop_reason)))
+            (root / setting / f"{name}.sse").write_bytes(body)
+    (root / "messages").mkdir()
+    for name, (msgs, _) in HISTORIES.items():
+        (root / "messages" / f"{name}.json").write_bytes(orjson.dumps(render_messages(msgs)))
+    spec = {
+        "lanes": LANES,
+        "scenarios": {
+            name: {
+                "expect": s.expect,
+                "approval": s.approval,
+                "history": s.history,
+                "historyV5": s.history_v5,
+            }
+            for name, s in SCENARIOS.items()
+        },
+        "histories": {name: expect for name, (_, expect) in HISTORIES.items()},
+    }
+    (root / "expectations.json").write_bytes(orjson.dumps(spec))
+
+
+class _Terminal(UIStreamEncoder):
+    """The encoder with the runner's terminal stop reason applied at ``finish`` (as the server does)."""
+
+    def __init__(self, inner: UIStreamEncoder, stop_reason: str | None) -> None:
+        self.__dict__ = inner.__dict__
+        self._terminal = stop_reason
+
+    def finish(self, stop_reason: str | None = None, *, error: str | None = None) -> list[dict]:
+        return super().finish(stop_reason if stop_reason is not None else self._terminal, error=error)
+
+
+def _node_ready() -> str:
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not installed: the Vercel conformance tests need node >= 20 and npm on PATH")
+    if not (NODE_DIR / "node_modules" / "ai" / "package.json").exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.fail("npm is not installed: cannot run `npm ci` in tests/conformance/node")
+        done = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, capture_output=True, text=True
+        )
+        if done.returncode != 0:
+            pytest.fail(f"npm ci failed in {NODE_DIR}:\n{done.stdout}\n{done.stderr}")
+    return node
+
+
+@pytest.mark.node
+def test_real_ai_clients_accept_every_stream_and_rendered_history(tmp_path: Path) -> None:
+    node = _node_ready()
+    _write_corpus(tmp_path)
+    env = {**os.environ, "TURNWIRE_VERCEL_CORPUS": str(tmp_path)}
+    env.pop("SERVER_URL", None)
+    done = subprocess.run(
+        [node, "--test", "--test-reporter=tap", "stream.test.mjs"],
+        cwd=NODE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if done.returncode != 0:
+        failing = [line for line in done.stdout.splitlines() if line.lstrip().startswith("not ok")]
+        pytest.fail(
+            "node --test failed:\n" + "\n".join(failing) + "\n\n" + done.stdout[-20000:] + done.stderr[-5000:]
+        )
+    assert "# fail 0" in done.stdout
+    passed = int(done.stdout.rsplit("# pass ", 1)[1].split()[0])
+    expected = sum(
+        1 for lane in LANES for s in SCENARIOS.values() if not (lane["skipApproval"] and s.approval)
+    ) + len(HISTORIES)
+    assert passed == expected, f"node ran {passed} tests, expected {expected}"
