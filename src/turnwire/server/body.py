@@ -48,7 +48,8 @@ def decode_json(raw: bytes, max_depth: int) -> Any:
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        if "recursion" in str(exc).lower():
+        text = str(exc).lower()
+        if "depth" in text or "recursion" in text:
             raise _too_deep(max_depth) from None
         raise InputError(
             f"the request body is not valid JSON: {exc}", loc=("body",), type="json_invalid"

@@ -15,6 +15,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from services import free_port
+from turnwire.agents import builtin_agents
 from turnwire.model import (
     Done,
     Event,
@@ -116,7 +117,7 @@ def probe() -> Probe:
 
 @pytest.fixture(scope="session")
 def base_url(probe: Probe) -> Iterator[str]:
-    agents = {"echo": echo, "sleeper": sleeper(probe), "gap": gap, "boom": boom}
+    agents = {**builtin_agents(), "echo": echo, "sleeper": sleeper(probe), "gap": gap, "boom": boom}
     settings = Settings(keepalive_seconds=KEEPALIVE, max_body_bytes=MAX_BODY)
     app = create_app(agents, default_agent="echo", settings=settings)
     with serve(app) as url:

@@ -1,0 +1,187 @@
+"""Streams over real HTTP: the demo agent's scenarios, failures, keepalive, client disconnects."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import httpx
+import orjson
+import pytest
+from wire import invoke_body, ndjson_lines, sse_comments, sse_events
+
+from conftest import KEEPALIVE, Probe
+from turnwire.fold import fold
+from turnwire.formats import agenta, vercel
+from turnwire.formats.agenta import decode_frames
+
+SSE = "text/event-stream"
+NDJSON = "application/x-ndjson"
+VERCEL = {"x-ag-messages-format": "vercel"}
+DEMO_SCENARIOS = ["hello there", "weather in Paris", "count to 3", "fail", "silent", "sleep 0.05"]
+
+
+def _say(text: str) -> list[dict]:
+    return [{"role": "user", "content": text}]
+
+
+def _ui(text: str) -> list[dict]:
+    return [{"id": "u1", "role": "user", "parts": [{"type": "text", "text": text}]}]
+
+
+@pytest.mark.parametrize("text", DEMO_SCENARIOS)
+def test_demo_batch_equals_fold_of_its_ndjson_stream(client: httpx.Client, text: str) -> None:
+    body = invoke_body(_say(text), session_id="fold-1")
+    batch = client.post("/agents/demo/invoke", json=body)
+    stream = client.post("/agents/demo/invoke", json=body, headers={"accept": NDJSON})
+    assert batch.status_code == stream.status_code == 200
+    frames = ndjson_lines(stream.content)
+    assert frames[-1]["type"] == "done"
+    assert sum(f["type"] == "done" for f in frames) == 1
+    assert batch.json()["data"]["outputs"] == agenta.render_outputs(fold(decode_frames(frames)))
+
+
+@pytest.mark.parametrize("text", DEMO_SCENARIOS)
+def test_demo_vercel_batch_equals_fold_of_its_ndjson_stream(client: httpx.Client, text: str) -> None:
+    body = invoke_body(_ui(text))
+    batch = client.post("/agents/demo/invoke", json=body, headers=VERCEL)
+    stream = client.post("/agents/demo/invoke", json=body, headers={"accept": NDJSON, **VERCEL})
+    turn = fold(decode_frames(ndjson_lines(stream.content)))
+    assert batch.json()["data"]["outputs"] == vercel.render_outputs(turn)
+
+
+@pytest.mark.parametrize("transport", ["sse", "ndjson"])
+def test_demo_fail_in_agenta_frames_ends_with_error_and_done(client: httpx.Client, transport: str) -> None:
+    accept = SSE if transport == "sse" else NDJSON
+    r = client.post("/agents/demo/invoke", json=invoke_body(_say("fail")), headers={"accept": accept})
+    assert r.status_code == 200
+    frames = sse_events(r.content) if transport == "sse" else ndjson_lines(r.content)
+    types = [f["type"] for f in frames]
+    assert types[-2:] == ["error", "done"]
+    assert frames[-1]["data"]["stopReason"] == "error"
+    assert "demo failure requested" in frames[-2]["data"]["message"]
+    assert "message_delta" in types  # the partial text before the failure is kept
+
+
+def test_demo_fail_batch_keeps_partial_text_and_says_error(client: httpx.Client) -> None:
+    out = client.post("/agents/demo/invoke", json=invoke_body(_say("fail"))).json()["data"]["outputs"]
+    assert out["stop_reason"] == "error"
+    assert out["messages"] == [{"role": "assistant", "content": "Starting…"}]
+
+
+def test_demo_silent_in_agenta_frames_is_one_done(client: httpx.Client) -> None:
+    r = client.post("/agents/demo/invoke", json=invoke_body(_say("silent")), headers={"accept": SSE})
+    frames = sse_events(r.content)
+    assert [f["type"] for f in frames] == ["done"]
+    batch = client.post("/agents/demo/invoke", json=invoke_body(_say("silent"))).json()
+    assert batch["data"]["outputs"]["messages"] == []
+
+
+def test_demo_fail_in_the_vercel_stream(client: httpx.Client) -> None:
+    r = client.post("/agents/demo/invoke", json=invoke_body(_ui("fail")), headers={"accept": SSE, **VERCEL})
+    chunks = sse_events(r.content)
+    assert chunks[-1] == "[DONE]"
+    types = [c["type"] for c in chunks[:-1]]
+    assert types[:2] == ["start", "start-step"]
+    assert types[-2:] == ["finish-step", "finish"]
+    errors = [c for c in chunks[:-1] if c["type"] == "error"]
+    assert len(errors) == 1 and "demo failure requested" in errors[0]["errorText"]
+    assert types.index("text-end") < types.index("error") < types.index("finish-step")
+    assert chunks[-2]["finishReason"] == "error"
+    assert "The agent produced no output." not in r.text
+
+
+def test_demo_silent_in_the_vercel_stream_says_no_output(client: httpx.Client) -> None:
+    r = client.post("/agents/demo/invoke", json=invoke_body(_ui("silent")), headers={"accept": SSE, **VERCEL})
+    chunks = sse_events(r.content)
+    assert [c if c == "[DONE]" else c["type"] for c in chunks] == [
+        "start",
+        "start-step",
+        "finish-step",
+        "data-agent-error",
+        "error",
+        "finish",
+        "[DONE]",
+    ]
+    assert chunks[4] == {"type": "error", "errorText": "The agent produced no output."}
+    assert chunks[3]["data"]["code"] == "no_output"
+
+
+def test_agent_exception_in_the_agenta_stream(client: httpx.Client) -> None:
+    r = client.post("/agents/boom/invoke", json=invoke_body(), headers={"accept": SSE})
+    frames = sse_events(r.content)
+    assert [f["type"] for f in frames][-2:] == ["error", "done"]
+    assert frames[-2]["data"]["message"] == "Agent run failed: provider exploded"
+
+
+# --------------------------------------------------------------------------- keepalive
+
+
+@pytest.mark.parametrize("fmt", [{}, VERCEL])
+def test_keepalive_comments_fill_a_silent_gap_on_sse(client: httpx.Client, fmt: dict) -> None:
+    body = invoke_body(_ui("x") if fmt else _say("x"))
+    r = client.post("/agents/gap/invoke", json=body, headers={"accept": SSE, **fmt})
+    comments = sse_comments(r.content)
+    # a 5-interval gap: about four comments; allow scheduling slack but demand real ones
+    assert 2 <= len(comments) <= 6, comments
+    assert set(comments) == {b": keepalive"}
+    text = r.content.decode()
+    assert text.index("before") < text.index(": keepalive") < text.index("after")
+    events = sse_events(r.content)  # comments do not disturb the events
+    assert events[-1] == "[DONE]" if fmt else events[-1]["type"] == "done"
+
+
+def test_no_keepalive_without_a_gap(client: httpx.Client) -> None:
+    r = client.post("/invoke", json=invoke_body(), headers={"accept": SSE})
+    assert sse_comments(r.content) == []
+
+
+def test_ndjson_gets_no_keepalive_lines(client: httpx.Client) -> None:
+    r = client.post("/agents/gap/invoke", json=invoke_body(), headers={"accept": NDJSON})
+    assert b"\n\n" not in r.content and not r.content.startswith(b"\n")
+    assert [f["type"] for f in ndjson_lines(r.content)][-1] == "done"
+
+
+# --------------------------------------------------------------------------- disconnect
+
+
+@pytest.mark.parametrize("accept", [SSE, NDJSON])
+def test_client_disconnect_cancels_the_agent_within_a_second(
+    base_url: str, probe: Probe, accept: str
+) -> None:
+    probe.started.clear()
+    probe.cancelled.clear()
+    port = int(base_url.rsplit(":", 1)[1])
+    body = orjson.dumps(invoke_body())
+    request = (
+        f"POST /agents/sleeper/invoke HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: {accept}\r\n"
+        f"content-type: application/json\r\ncontent-length: {len(body)}\r\n\r\n"
+    ).encode() + body
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(request)
+        head = sock.recv(65536)
+        assert head.startswith(b"HTTP/1.1 200"), head
+        assert probe.started.wait(5)
+        while b"thinking" not in head:
+            head += sock.recv(65536)
+    closed = time.monotonic()
+    assert probe.cancelled.wait(1.0), "the agent was not cancelled within 1 s of the disconnect"
+    assert time.monotonic() - closed < 1.0
+
+
+def test_disconnect_during_keepalive_gap_cancels_the_agent(base_url: str, probe: Probe) -> None:
+    probe.started.clear()
+    probe.cancelled.clear()
+    with (
+        httpx.Client(base_url=base_url, timeout=5) as c,
+        c.stream("POST", "/agents/sleeper/invoke", json=invoke_body(), headers={"accept": SSE}) as r,
+    ):
+        seen = b""
+        for chunk in r.iter_raw():
+            seen += chunk
+            if b": keepalive" in seen:
+                break
+    closed = time.monotonic()
+    assert probe.cancelled.wait(1.0)
+    assert time.monotonic() - closed < 1.0
+    assert KEEPALIVE < 1
