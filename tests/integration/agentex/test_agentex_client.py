@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import uuid
 from datetime import UTC, datetime
@@ -12,14 +13,31 @@ from agentex import Agentex, NotFoundError
 from conftest import Server
 
 CONTENTS = [
-    {"type": "text", "author": "user", "content": "hello", "format": "markdown",
-     "attachments": [{"file_id": "f1", "name": "a.txt", "size": 3, "type": "text/plain"}]},
+    {
+        "type": "text",
+        "author": "user",
+        "content": "hello",
+        "format": "markdown",
+        "attachments": [{"file_id": "f1", "name": "a.txt", "size": 3, "type": "text/plain"}],
+    },
     {"type": "reasoning", "author": "agent", "summary": ["s1"], "content": ["c1", "c2"], "style": "active"},
     {"type": "data", "author": "agent", "data": {"type": "chart", "points": [1, 2]}},
-    {"type": "tool_request", "author": "agent", "tool_call_id": "call1", "name": "search", "arguments": {"q": "x"}},
-    {"type": "tool_response", "author": "agent", "tool_call_id": "call1", "name": "search", "content": {"hits": 2},
-     "is_error": False},
-]  # fmt: skip
+    {
+        "type": "tool_request",
+        "author": "agent",
+        "tool_call_id": "call1",
+        "name": "search",
+        "arguments": {"q": "x"},
+    },
+    {
+        "type": "tool_response",
+        "author": "agent",
+        "tool_call_id": "call1",
+        "name": "search",
+        "content": {"hits": 2},
+        "is_error": False,
+    },
+]
 
 
 def _task(client: Agentex, name: str | None = None) -> str:
@@ -51,7 +69,7 @@ def test_batch_create_update_and_list_with_filters(server: Server) -> None:
     created = client.messages.batch.create(task_id=task_id, contents=CONTENTS)  # type: ignore[arg-type]
     assert [m.content.type for m in created] == [c["type"] for c in CONTENTS]
     stamps = [m.created_at for m in created]
-    assert all((b - a).total_seconds() * 1000 == 1 for a, b in zip(stamps, stamps[1:], strict=False))  # type: ignore[operator]
+    assert all((b - a).total_seconds() * 1000 == 1 for a, b in itertools.pairwise(stamps))  # type: ignore[operator]
 
     listed = client.messages.list(task_id=task_id)
     assert [m.id for m in listed] == [m.id for m in reversed(created)]  # newest first
@@ -59,10 +77,14 @@ def test_batch_create_update_and_list_with_filters(server: Server) -> None:
     assert [m.id for m in only_data] == [created[2].id]
     not_tools = client.messages.list(
         task_id=task_id,
-        filters=json.dumps([{"content": {"type": "tool_request"}, "exclude": True},
-                            {"content": {"type": "tool_response"}, "exclude": True}]),
+        filters=json.dumps(
+            [
+                {"content": {"type": "tool_request"}, "exclude": True},
+                {"content": {"type": "tool_response"}, "exclude": True},
+            ]
+        ),
         order_direction="asc",
-    )  # fmt: skip
+    )
     assert [m.id for m in not_tools] == [m.id for m in created[:3]]
 
     new_text = {"type": "text", "author": "agent", "content": "replaced"}
@@ -105,11 +127,13 @@ def test_list_paginated_walks_older_then_newer(server: Server) -> None:
 def test_tasks_retrieve_list_delete(server: Server) -> None:
     client = server.client()
     name = f"named-{uuid.uuid4().hex}"
-    first = client.agents.create_task(agent_name="echo", params={"name": name, "params": {"a": 1},
-                                                                 "task_metadata": {"owner": name}})  # fmt: skip
+    first = client.agents.create_task(
+        agent_name="echo", params={"name": name, "params": {"a": 1}, "task_metadata": {"owner": name}}
+    )
     agent = client.agents.retrieve_by_name("echo")
-    again = client.agents.create_task(agent_id=agent.id, params={"name": name, "params": {"b": 2},
-                                                                 "task_metadata": {"owner": "x"}})  # fmt: skip
+    again = client.agents.create_task(
+        agent_id=agent.id, params={"name": name, "params": {"b": 2}, "task_metadata": {"owner": "x"}}
+    )
     assert first.result and again.result and again.result.id == first.result.id
     assert again.result.params == {"b": 2} and again.result.task_metadata == {"owner": name}
     assert client.tasks.retrieve(first.result.id).name == name

@@ -53,8 +53,10 @@ def to_response(exc: Exception, request: Request) -> Response:
     if isinstance(exc, InputError):
         return _input_errors([exc])
     if isinstance(exc, RequestValidationError):
-        errors = [InputError(str(e.get("msg", "")), loc=tuple(e.get("loc", ())), type=str(e.get("type", "")))
-                  for e in exc.errors()]  # fmt: skip
+        errors = [
+            InputError(str(e.get("msg", "")), loc=tuple(e.get("loc", ())), type=str(e.get("type", "")))
+            for e in exc.errors()
+        ]
         return _input_errors(errors)
     if isinstance(exc, NotFoundError):
         return json_response(error_body(404, str(exc)), 404)
