@@ -44,8 +44,10 @@ def load_agent(spec: str) -> Agent:
         raise AgentLoadError(f"agent spec {spec!r} must look like 'module:attribute'")
     try:
         target: object = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise AgentLoadError(f"agent spec {spec!r}: cannot import module {module_name!r}: {exc}") from exc
+    except Exception as exc:  # the module's own import-time failure, whatever its type
+        raise AgentLoadError(
+            f"agent spec {spec!r}: cannot import module {module_name!r}: {type(exc).__name__}: {exc}"
+        ) from exc
     for part in attr_path.split("."):
         try:
             target = getattr(target, part)
