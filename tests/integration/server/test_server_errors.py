@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from wire import invoke_body
-
-from conftest import ECHOED, MAX_BODY
+from live_server import ECHOED, MAX_BODY
+from server_wire import invoke_body
 
 SUPPORTED_LAST = "application/jsonl"
 STREAM_ACCEPTS = ["text/event-stream", "application/x-ndjson", "application/json"]

@@ -6,9 +6,9 @@ import re
 
 import httpx
 import pytest
-from wire import invoke_body, ndjson_lines, sse_events
+from live_server import ECHOED
+from server_wire import invoke_body, ndjson_lines, sse_events
 
-from conftest import ECHOED
 from turnwire.fold import fold
 from turnwire.formats.agenta import decode_frames, render_outputs
 

@@ -8,9 +8,9 @@ import time
 import httpx
 import orjson
 import pytest
-from wire import invoke_body, ndjson_lines, sse_comments, sse_events
+from live_server import KEEPALIVE, Probe
+from server_wire import invoke_body, ndjson_lines, sse_comments, sse_events
 
-from conftest import KEEPALIVE, Probe
 from turnwire.fold import fold
 from turnwire.formats import agenta, vercel
 from turnwire.formats.agenta import decode_frames
