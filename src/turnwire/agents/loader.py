@@ -56,7 +56,9 @@ def load_agent(spec: str) -> Agent:
                 f"agent spec {spec!r}: {module_name!r} has no attribute {attr_path!r}"
             ) from None
     if not callable(target):
-        raise AgentLoadError(f"agent spec {spec!r} names a {type(target).__name__}, not a callable agent")
+        raise AgentLoadError(
+            f"agent spec {spec!r} names a value of type {type(target).__name__}, not a callable agent"
+        )
     if inspect.iscoroutinefunction(target):
         raise AgentLoadError(
             f"agent spec {spec!r} names an async function without yield; an agent must be an "

@@ -1,0 +1,102 @@
+"""load_agent resolves 'module:attribute' specs and built-in names, or says clearly why not."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from turnwire.agents import AgentLoadError, builtin_agents, demo_agent, load_agent
+from turnwire.model import Done, MessageEvent
+from turnwire.runtime import TurnContext, run_turn
+
+
+@pytest.fixture
+def agent_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    (tmp_path / "my_agents_for_loader_test.py").write_text(
+        textwrap.dedent(
+            """
+            from turnwire.model import MessageEvent
+
+            class Bot:
+                @staticmethod
+                async def reply(ctx):
+                    yield MessageEvent("hello from Bot")
+
+            async def not_a_generator(ctx):
+                return None
+
+            NUMBER = 3
+            """
+        )
+    )
+    (tmp_path / "broken_agent_module_for_loader_test.py").write_text("raise ValueError('config missing')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return "my_agents_for_loader_test"
+
+
+def test_builtin_agents_are_the_demo() -> None:
+    agents = builtin_agents()
+    assert agents == {"demo": demo_agent}
+    agents.clear()
+    assert builtin_agents() == {"demo": demo_agent}
+
+
+def test_module_attribute_spec_loads_the_object() -> None:
+    assert load_agent("turnwire.agents.demo:demo_agent") is demo_agent
+    assert load_agent("  turnwire.agents.demo : demo_agent ") is demo_agent
+
+
+def test_builtin_name_loads_the_builtin() -> None:
+    assert load_agent("demo") is demo_agent
+
+
+@pytest.mark.anyio
+async def test_dotted_attribute_loads_and_runs(agent_module: str) -> None:
+    agent = load_agent(f"{agent_module}:Bot.reply")
+    out = [e async for e in run_turn(agent, TurnContext(trace_id="t1"))]
+    assert out == [MessageEvent("hello from Bot"), Done(stop_reason="end_turn", trace_id="t1")]
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("", "agent spec is empty"),
+        ("   ", "agent spec is empty"),
+        ("nodemo", "'nodemo' is neither 'module:attribute' nor a built-in agent (demo)"),
+        ("turnwire.agents.demo:", "must look like 'module:attribute'"),
+        (":demo_agent", "must look like 'module:attribute'"),
+        (
+            "no_such_module_xyz:agent",
+            "cannot import module 'no_such_module_xyz': ModuleNotFoundError: No module named",
+        ),
+        ("turnwire.agents.demo:missing", "'turnwire.agents.demo' has no attribute 'missing'"),
+        ("turnwire.agents.demo:demo_agent.nope", "has no attribute 'demo_agent.nope'"),
+        ("turnwire.agents.demo:COUNT_LIMIT", "names a value of type int, not a callable agent"),
+    ],
+)
+def test_bad_specs_raise_a_clear_error(spec: str, message: str) -> None:
+    with pytest.raises(AgentLoadError) as info:
+        load_agent(spec)
+    assert message in str(info.value)
+
+
+def test_async_function_without_yield_is_refused(agent_module: str) -> None:
+    with pytest.raises(AgentLoadError, match="async generator function"):
+        load_agent(f"{agent_module}:not_a_generator")
+
+
+def test_non_callable_attribute_is_refused(agent_module: str) -> None:
+    with pytest.raises(AgentLoadError, match="names a value of type int"):
+        load_agent(f"{agent_module}:NUMBER")
+
+
+def test_module_failing_at_import_is_reported_with_its_error(agent_module: str) -> None:
+    with pytest.raises(AgentLoadError, match="ValueError: config missing"):
+        load_agent("broken_agent_module_for_loader_test:agent")
+
+
+def test_load_error_is_a_value_error() -> None:
+    with pytest.raises(ValueError):
+        load_agent("x:")
