@@ -44,7 +44,8 @@ def error_body(status: int, message: str, data: Any = None) -> dict[str, Any]:
 
 def _input_errors(errors: list[InputError]) -> Response:
     status = 400 if all(e.loc and e.loc[0] == "query" and e.type != "missing" for e in errors) else 422
-    message = "; ".join(str(e) for e in errors)
+    # A single error reads like the reference's message; ``data`` carries where it is.
+    message = errors[0].msg if len(errors) == 1 else "; ".join(str(e) for e in errors)
     return json_response(error_body(status, message, [e.to_dict() for e in errors]), status)
 
 
