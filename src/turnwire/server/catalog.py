@@ -47,7 +47,10 @@ def _file_fields() -> dict[str, Any]:
 
 
 _DEFS: Final[dict[str, Any]] = {
-    "TextBlock": _block("text", "Text. An object without `type` is a text block too.", {"text": _STR}),
+    "TextBlock": {
+        **_block("text", "Text. An object without `type` is a text block too.", {"text": _STR}),
+        "required": [],
+    },
     "ImageBlock": _block("image", "An image, inline (`data`) or by `uri`.", _file_fields()),
     "ResourceBlock": _block("resource", "Any other file, inline (`data`) or by `uri`.", _file_fields()),
     "AttachmentBlock": _block(
@@ -111,23 +114,39 @@ _DEFS: Final[dict[str, Any]] = {
         "type": "object",
         "title": "Message",
         "x-ag-type": "message",
-        "description": "One Agenta chat message. Unknown keys are accepted and ignored.",
+        "description": (
+            "One Agenta chat message. Unknown keys are accepted and ignored. A `tool` message with "
+            "`tool_call_id` is the flat form a batch response carries: with `input` it is a tool "
+            "call, without it a tool result whose `content` is the output (any JSON)."
+        ),
         "properties": {
             "role": {
                 **_STR,
                 "description": "The author: user, assistant, system, developer, tool, or any other name.",
             },
-            "content": {
-                "description": 'A string (one text block) or a list of content blocks; absent = "".',
-                "anyOf": [_STR, {"type": "array", "items": {"$ref": "#/$defs/Block"}}],
-            },
+            "content": {"description": 'A string (one text block) or a list of content blocks; absent = "".'},
             "display_content": {
                 "description": "What a UI shows instead of content; null hides the message.",
                 "type": ["string", "null"],
             },
+            "id": {**_STR, "description": "Kept as the message's id."},
+            "tool_call_id": {**_STR, "description": "Flat tool message: the call's id."},
+            "tool_name": {**_STR, "description": "Flat tool message: the tool's name."},
+            "input": {"description": "Flat tool call: the arguments (any JSON)."},
+            "is_error": {
+                "type": ["boolean", "null"],
+                "description": "Flat tool result: true when it failed.",
+            },
         },
         "required": ["role"],
         "additionalProperties": True,
+        "if": {"properties": {"role": {"const": "tool"}}, "required": ["role", "tool_call_id"]},
+        "then": {},
+        "else": {
+            "properties": {
+                "content": {"anyOf": [_STR, {"type": "array", "items": {"$ref": "#/$defs/Block"}}]},
+            }
+        },
     },
 }
 
