@@ -64,54 +64,67 @@ def fold(events: Iterable[Event], *, stop_reason: str | None = None, full: bool 
     """
     messages: list[Message] = []
     append = messages.append
-    # id -> (block, parts) of a text/reasoning block still receiving deltas; joined at close.
-    open_text: dict[str, tuple[TextBlock, list[str]]] = {}
+    # A text block still receiving deltas: its parts by id, joined into the block when it closes.
+    parts_of: dict[str, list[str]] = {}
+    block_of: dict[str, TextBlock] = {}
     open_thought: dict[str, tuple[ReasoningBlock, list[str]]] = {}
     calls: dict[str, ToolCallBlock] = {}
     request: InteractionRequest | None = None
     event_stop: str | None = None
+    parts_get = parts_of.get
+    # locals: the loop below runs once per streamed token
+    delta_cls, call_cls, message_cls, start_cls, end_cls, result_cls, done_cls, request_cls = (
+        MessageDelta,
+        ToolCall,
+        MessageEvent,
+        MessageStart,
+        MessageEnd,
+        ToolResult,
+        Done,
+        InteractionRequest,
+    )
 
     for e in events:
         cls = e.__class__
-        if cls is MessageDelta:
-            entry = open_text.get(e.id)
-            if entry is not None:
-                entry[1].append(e.delta)
-        elif cls is ToolCall:
+        if cls is delta_cls:
+            parts = parts_get(e.id)
+            if parts is not None:
+                parts.append(e.delta)
+        elif cls is call_cls:
             args = e.raw_input if e.raw_input is not None else e.input
             call_id = e.id
-            block = calls.get(call_id) if call_id is not None else None
-            if block is None:
-                block = ToolCallBlock(call_id, e.name, args)
+            call = calls.get(call_id) if call_id is not None else None
+            if call is None:
+                call = ToolCallBlock(call_id, e.name, args)
                 if call_id is not None:
-                    calls[call_id] = block
-                append(Message("tool", [block]))
+                    calls[call_id] = call
+                append(Message("tool", [call]))
             else:
-                block.input = args
-        elif cls is MessageEvent:
+                call.input = args
+        elif cls is message_cls:
             append(Message("assistant", [TextBlock(e.text or "")]))
-        elif cls is MessageStart:
-            block = TextBlock("")
-            previous = open_text.get(e.id)
-            if previous is not None:
-                previous[0].text = "".join(previous[1])
-            open_text[e.id] = (block, [])
+        elif cls is start_cls:
+            msg_id = e.id
+            if msg_id in parts_of:
+                block_of[msg_id].text = "".join(parts_of[msg_id])
+            block = block_of[msg_id] = TextBlock("")
+            parts_of[msg_id] = []
             append(Message("assistant", [block]))
-        elif cls is MessageEnd:
-            entry = open_text.pop(e.id, None)
-            if entry is not None:
-                entry[0].text = "".join(entry[1])
-        elif cls is ToolResult:
+        elif cls is end_cls:
+            parts = parts_of.pop(e.id, None)
+            if parts is not None:
+                block_of.pop(e.id).text = "".join(parts)
+        elif cls is result_cls:
             append(Message("tool", [ToolResultBlock(e.id, e.name, e.output, e.is_error)]))
-        elif cls is Done:
+        elif cls is done_cls:
             event_stop = e.stop_reason
-        elif cls is InteractionRequest:
+        elif cls is request_cls:
             request = e
         elif full:
             _keep(e, messages, open_thought)
 
-    for block, parts in open_text.values():
-        block.text = "".join(parts)
+    for msg_id, parts in parts_of.items():
+        block_of[msg_id].text = "".join(parts)
     for block, parts in open_thought.values():
         block.text = "".join(parts)
 
