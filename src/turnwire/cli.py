@@ -77,3 +77,41 @@ def convert(
         _fail(str(exc))
     sys.stdout.buffer.write(orjson.dumps(out, option=orjson.OPT_INDENT_2) + b"\n")
     sys.stdout.buffer.flush()
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    agent: Annotated[
+        list[str] | None,
+        typer.Option("--agent", help="Serve an agent: NAME=module:attr (repeatable). 'demo' is built in."),
+    ] = None,
+    default_agent: Annotated[str, typer.Option(help="Agent behind POST /invoke.")] = "demo",
+    db: Annotated[str | None, typer.Option(help="Database URL for the conversation store.")] = None,
+    keepalive: Annotated[
+        float | None, typer.Option(help="Seconds of stream silence before an SSE keepalive; 0 = off.")
+    ] = None,
+) -> None:
+    """Serve the invoke API (and everything else turnwire serves) over HTTP until Ctrl-C."""
+    from turnwire.agents import AgentLoadError
+    from turnwire.server.run import parse_agent_specs
+    from turnwire.server.run import serve as run_server
+
+    specs = agent or []
+    try:
+        names = sorted(parse_agent_specs(specs))
+    except AgentLoadError as exc:
+        typer.echo(f"turnwire serve: {exc}", err=True)
+        raise typer.Exit(2) from None
+    if default_agent not in names:
+        typer.echo(
+            f"turnwire serve: --default-agent {default_agent!r} is not one of: {', '.join(names)}", err=True
+        )
+        raise typer.Exit(2)
+    typer.echo(
+        f"turnwire serving http://{host}:{port}  (agents: {', '.join(names)}; default: {default_agent})"
+    )
+    run_server(
+        host=host, port=port, agent_specs=specs, default_agent=default_agent, db_url=db, keepalive=keepalive
+    )
