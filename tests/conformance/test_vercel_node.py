@@ -15,9 +15,15 @@ from pathlib import Path
 
 import orjson
 import pytest
-from vercel_scenarios import HISTORIES, SCENARIOS
+from vercel_scenarios import HISTORIES, SCENARIOS, Scenario
 
-from turnwire.formats.vercel import ClientVersion, UIStreamEncoder, render_messages, stream_sse
+from turnwire.formats.vercel import (
+    ClientVersion,
+    UIStreamEncoder,
+    agent_failure_text,
+    encode_sse,
+    render_messages,
+)
 
 NODE_DIR = Path(__file__).parent / "node"
 
@@ -44,7 +50,7 @@ def _write_corpus(root: Path) -> None:
             )
             known = [p["toolCallId"] for p in history["parts"] if "toolCallId" in p] if history else []
             encoder = UIStreamEncoder(scenario.message_id, "s-1", version, known_tool_call_ids=known)
-            body = b"".join(stream_sse(scenario.run(), _Terminal(encoder, scenario.stop_reason)))
+            body = _sse_body(scenario, encoder)
             (root / setting / f"{name}.sse").write_bytes(body)
     (root / "messages").mkdir()
     for name, (msgs, _) in HISTORIES.items():
@@ -65,15 +71,18 @@ def _write_corpus(root: Path) -> None:
     (root / "expectations.json").write_bytes(orjson.dumps(spec))
 
 
-class _Terminal(UIStreamEncoder):
-    """The encoder with the runner's terminal stop reason applied at ``finish`` (as the server does)."""
-
-    def __init__(self, inner: UIStreamEncoder, stop_reason: str | None) -> None:
-        self.__dict__ = inner.__dict__
-        self._terminal = stop_reason
-
-    def finish(self, stop_reason: str | None = None, *, error: str | None = None) -> list[dict]:
-        return super().finish(stop_reason if stop_reason is not None else self._terminal, error=error)
+def _sse_body(scenario: Scenario, encoder: UIStreamEncoder) -> bytes:
+    """The body the server sends: the runner's terminal stop reason applied at ``finish``."""
+    pieces = [encode_sse(encoder.start())]
+    try:
+        for event in scenario.run():
+            pieces.append(encode_sse(encoder.encode(event)))
+    except RuntimeError as exc:
+        error = agent_failure_text(exc)
+        pieces.append(encode_sse(encoder.finish(scenario.stop_reason, error=error), done=True))
+    else:
+        pieces.append(encode_sse(encoder.finish(scenario.stop_reason), done=True))
+    return b"".join(pieces)
 
 
 def _node_ready() -> str:
