@@ -385,3 +385,39 @@ def test_spec_example_message_parses_to_call_and_result():
             ToolResultBlock("call_019d952f", "bash", "index.md\n", False),
         ],
     )
+
+
+# --------------------------------------------------------------------------- large inputs
+
+
+def test_large_parse_and_render_leave_the_garbage_collector_enabled():
+    import gc
+
+    from turnwire.formats.agenta import render_messages
+
+    wire = [{"role": "user", "content": f"m{i}"} for i in range(2000)]
+    assert gc.isenabled()
+    parsed = parse_messages(wire)
+    assert gc.isenabled()
+    assert render_messages(parsed) == wire
+    assert gc.isenabled()
+
+
+def test_large_parse_that_fails_still_reenables_the_garbage_collector_and_names_the_index():
+    import gc
+
+    wire = [{"role": "user", "content": "x"}] * 1500 + [{"role": "user", "content": 5}]
+    err = error_of(wire)
+    assert err.loc == ("messages", 1500, "content")
+    assert gc.isenabled()
+
+
+def test_large_parse_does_not_enable_a_collector_the_caller_disabled():
+    import gc
+
+    gc.disable()
+    try:
+        parse_messages([{"role": "user", "content": "x"}] * 1000)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
