@@ -252,10 +252,11 @@ class MessageQueries:
         newer = newer and pos is not None
         if pos is not None:
             t, s = pos.created_at, pos.seq
+            # The redundant bound on created_at lets the index seek to the cursor.
             if newer:
-                cond.append(sa.or_(M.created_at > t, sa.and_(M.created_at == t, M.seq < s)))
+                cond += [M.created_at >= t, sa.or_(M.created_at > t, sa.and_(M.created_at == t, M.seq < s))]
             else:
-                cond.append(sa.or_(M.created_at < t, sa.and_(M.created_at == t, M.seq > s)))
+                cond += [M.created_at <= t, sa.or_(M.created_at < t, sa.and_(M.created_at == t, M.seq > s))]
         # Newer pages walk upwards from the cursor, so they read in the reverse order.
         order = (M.created_at.asc(), M.seq.desc()) if newer else (M.created_at.desc(), M.seq.asc())
         async with self.db.read() as conn:

@@ -41,7 +41,6 @@ messages = sa.Table(
     sa.Column("created_at", sa.BigInteger, nullable=False),
     sa.Column("updated_at", sa.BigInteger, nullable=False),
     sa.UniqueConstraint("task_id", "seq", name="uq_messages_task_seq"),
-    sa.Index("ix_messages_task_created", "task_id", "created_at", "seq"),
 )
 
 idempotency_keys = sa.Table(
@@ -65,10 +64,23 @@ schema_migrations = sa.Table(
 
 async def _v1_initial(conn: AsyncConnection) -> None:
     await conn.run_sync(metadata.create_all)
+    await conn.execute(
+        sa.text("CREATE INDEX ix_messages_task_created ON messages (task_id, created_at, seq)")
+    )
+
+
+async def _v2_order_index(conn: AsyncConnection) -> None:
+    # Listing order is (created_at DESC, seq ASC): an index in exactly that order lets both page
+    # directions seek and stop after one page instead of sorting the task's messages.
+    await conn.execute(sa.text("DROP INDEX IF EXISTS ix_messages_task_created"))
+    await conn.execute(
+        sa.text("CREATE INDEX ix_messages_task_order ON messages (task_id, created_at DESC, seq ASC)")
+    )
 
 
 MIGRATIONS: Final[list[tuple[int, str, Callable[[AsyncConnection], Awaitable[None]]]]] = [
     (1, "tasks, messages, idempotency keys", _v1_initial),
+    (2, "messages index in listing order", _v2_order_index),
 ]
 
 
