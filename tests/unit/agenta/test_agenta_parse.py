@@ -1,4 +1,4 @@
-"""Inbound Agenta messages: every row of the decision table in turnwire.formats.agenta.messages."""
+"""Inbound Agenta messages: every row of the decision table in turnwire.formats.agenta.parse."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """The Agenta wire format: messages, batch outputs and event frames.
 
-- ``messages``: Agenta messages ⇄ canonical messages (decision table in that module).
+- ``parse``: Agenta messages -> canonical messages (the inbound decision table).
+- ``render``: canonical messages -> Agenta messages (the content normalisation rule).
 - ``batch``: a folded ``Turn`` -> the batch response's ``data.outputs``.
 - ``frames``: canonical events ⇄ Agenta frames ``{"type", "data"}``.
 """
@@ -14,7 +15,8 @@ from turnwire.formats.agenta.frames import (
     event_to_frame,
     frame_to_event,
 )
-from turnwire.formats.agenta.messages import parse_messages, render_content, render_messages
+from turnwire.formats.agenta.parse import parse_messages
+from turnwire.formats.agenta.render import render_content, render_messages
 
 FORMAT = WireFormat(
     "agenta",

@@ -1,0 +1,126 @@
+"""Canonical messages -> Agenta wire messages (``render_messages``).
+
+Block form with camelCase keys, unset fields omitted. Content is ``""`` when there are
+no blocks, the bare string when the only block is a non-empty ``TextBlock``, else a block list
+(a lone empty ``TextBlock`` stays a list so it survives a round trip). ``ReasoningBlock`` and
+``DataBlock`` have no Agenta form and are dropped, as Agenta's runtime drops them.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Sequence
+from typing import Any
+
+from turnwire.formats.agenta.parse import PAUSE_GC_FROM
+from turnwire.model import (
+    UNSET,
+    AttachmentBlock,
+    Block,
+    DataBlock,
+    ImageBlock,
+    Message,
+    ReasoningBlock,
+    ResourceBlock,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    UnknownBlock,
+)
+
+
+def _put(out: dict[str, Any], key: str, value: Any) -> None:
+    if value is not None:
+        out[key] = value
+
+
+def _render_file(b: ImageBlock | ResourceBlock) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": b.type}
+    _put(out, "data", b.data)
+    _put(out, "uri", b.uri)
+    _put(out, "mimeType", b.mime_type)
+    _put(out, "filename", b.filename)
+    _put(out, "size", b.size)
+    return out
+
+
+def _render_attachment(b: AttachmentBlock) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "attachment", "attachmentId": b.attachment_id}
+    _put(out, "filename", b.filename)
+    _put(out, "mimeType", b.mime_type)
+    _put(out, "size", b.size)
+    return out
+
+
+def _render_tool_call(b: ToolCallBlock) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "tool_call"}
+    _put(out, "toolCallId", b.id)
+    _put(out, "toolName", b.name)
+    _put(out, "input", b.input)
+    return out
+
+
+def _render_tool_result(b: ToolResultBlock) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "tool_result"}
+    _put(out, "toolCallId", b.id)
+    _put(out, "toolName", b.name)
+    if b.output is not UNSET:
+        out["output"] = b.output  # an explicit null output is data, so it is sent
+    _put(out, "isError", b.is_error)
+    return out
+
+
+_BLOCK_RENDERERS: dict[type, Any] = {
+    TextBlock: lambda b: {"type": "text", "text": b.text},
+    ImageBlock: _render_file,
+    ResourceBlock: _render_file,
+    AttachmentBlock: _render_attachment,
+    ToolCallBlock: _render_tool_call,
+    ToolResultBlock: _render_tool_result,
+    UnknownBlock: lambda b: b.raw,
+    ReasoningBlock: None,
+    DataBlock: None,
+}
+"""Canonical block class -> Agenta block dict; ``None`` = no Agenta form, dropped."""
+
+
+def render_content(blocks: Sequence[Block]) -> str | list[dict[str, Any]]:
+    """Canonical blocks -> Agenta ``content`` by the normalisation rule in the module docstring."""
+    renderers = _BLOCK_RENDERERS
+    out = []
+    texts = 0
+    for b in blocks:
+        render = renderers[b.__class__]
+        if render is not None:
+            out.append(render(b))
+            if b.__class__ is TextBlock:
+                texts += 1
+    if not out:
+        return ""
+    if len(out) == 1 and texts == 1 and out[0]["text"]:
+        return out[0]["text"]
+    return out
+
+
+def render_messages(msgs: Sequence[Message]) -> list[dict[str, Any]]:
+    """Canonical messages -> Agenta messages: block form, camelCase keys, nothing sent as null
+    (except ``display_content: null``, which means "hide", and a tool result's explicit null output).
+    """
+    paused = len(msgs) >= PAUSE_GC_FROM and gc.isenabled()
+    if paused:
+        gc.disable()  # acyclic output, see PAUSE_GC_FROM
+    try:
+        out = []
+        append = out.append
+        content = render_content
+        for m in msgs:
+            wire: dict[str, Any] = {"role": m.role, "content": content(m.content)}
+            if m.id is not None:
+                wire["id"] = m.id
+            if m.display_content is not UNSET:
+                wire["display_content"] = m.display_content
+            append(wire)
+        return out
+    finally:
+        if paused:
+            gc.enable()
