@@ -267,3 +267,22 @@ def test_28_rpc_errors_are_http_200(http: httpx.Client) -> None:
     frames = [httpx.Response(200, content=line).json() for line in lines.text.splitlines()]
     assert all(set(f) == {"jsonrpc", "id", "result", "error"} for f in frames)
     assert http.get("/agents/name/nobody").status_code == 404
+
+
+def test_client_mistakes_are_never_500(http: httpx.Client) -> None:
+    task = new_task(http)
+    cases = [
+        http.post("/messages", content=b"{not json", headers={"content-type": "application/json"}),
+        http.post("/messages", json=[1, 2]),
+        http.post("/messages", json={"task_id": task, "content": text("x"), "created_at": "yesterday"}),
+        http.post("/messages", json={"task_id": task, "content": text("x"), "streaming_status": "LATER"}),
+        http.post("/messages/batch", json={"task_id": task, "contents": {"a": 1}}),
+        http.put("/messages/batch", json={"task_id": task, "updates": [1]}),
+        http.get("/messages", params={"task_id": task, "limit": "many"}),
+        http.get("/messages", params={"task_id": task, "order_by": "content"}),
+        http.get("/messages"),
+        http.get("/messages/paginated", params={"task_id": task, "direction": "sideways"}),
+    ]
+    assert [r.status_code for r in cases] == [422, 422, 422, 422, 422, 422, 400, 400, 422, 400]
+    for r in cases:
+        assert set(r.json()) >= {"message", "code", "data"} and r.json()["data"][0]["loc"]
