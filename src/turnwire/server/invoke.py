@@ -50,12 +50,23 @@ _SSE_CONTENT_TYPE = f"{SSE_MEDIA_TYPE}; charset=utf-8"
 # Streams must reach the client chunk by chunk: no proxy buffering, no caching.
 _SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
 
+_SSE_EVENT = {
+    "type": "object",
+    "description": "One SSE event; `: keepalive` comments may come between events.",
+    "required": ["data"],
+    "properties": {
+        "data": {
+            "type": "string",
+            "description": "An Agenta frame or UI stream chunk as JSON; `[DONE]` ends Vercel streams.",
+        }
+    },
+}
 _RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {
         "description": "The folded turn (JSON), or a stream of frames (SSE / NDJSON) when Accept asks.",
         "content": {
-            SSE_MEDIA_TYPE: {"schema": {"type": "string"}},
-            NDJSON_MEDIA_TYPE: {"schema": {"type": "string"}},
+            SSE_MEDIA_TYPE: {"schema": _SSE_EVENT},
+            NDJSON_MEDIA_TYPE: {"schema": {"type": "string", "description": "One JSON frame per line."}},
         },
     },
     400: {"model": ValidationErrorBody, "description": "Malformed JSON, bad header or session id"},
@@ -64,6 +75,12 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
     413: {"model": ValidationErrorBody, "description": "Body larger than the limit"},
     422: {"model": ValidationErrorBody, "description": "Body or messages of the wrong shape"},
 }
+# Case-insensitive "agenta" / "vercel" (or blank) spelled out: JSON Schema regexes have no (?i).
+_FORMAT_PATTERN = (
+    "^[ \\t]*("
+    + "|".join("".join(f"[{c.upper()}{c}]" for c in name) for name in ("agenta", "vercel"))
+    + ")?[ \\t]*$"
+)
 _OPENAPI_BODY = {
     "requestBody": {
         "required": True,
@@ -71,16 +88,19 @@ _OPENAPI_BODY = {
     },
     "parameters": [
         {
-            "name": name,
+            "name": "x-ag-messages-format",
             "in": "header",
             "required": False,
-            "schema": {"type": "string"},
-            "description": description,
-        }
-        for name, description in (
-            ("x-ag-messages-format", "`agenta` (default) or `vercel`; case-insensitive, trimmed."),
-            ("x-ag-session-id", f"Session id when the body has none; must match {SESSION_ID_PATTERN}."),
-        )
+            "description": "`agenta` (default) or `vercel`; case-insensitive, surrounding blanks ignored.",
+            "schema": {"type": "string", "pattern": _FORMAT_PATTERN},
+        },
+        {
+            "name": "x-ag-session-id",
+            "in": "header",
+            "required": False,
+            "description": "Session id when the body has none.",
+            "schema": {"type": "string", "pattern": SESSION_ID_PATTERN},
+        },
     ],
 }
 EXTRA_SCHEMAS = (InvokeRequest,)
