@@ -12,6 +12,7 @@ import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote
 
 import orjson
 from fastapi import APIRouter, Request
@@ -162,7 +163,7 @@ async def _run(request: Request, config: InvokeConfig, agent_name: str) -> Respo
     raw = await read_body(request, settings.max_body_bytes)
     body = _header(decode_json, raw, settings.max_json_depth)
     raw_messages, parameters = _envelope(body)
-    session_id = _session_id(body, headers.get("x-ag-session-id"))
+    session_id = _session_id(body, headers.get("x-ag-session-id"), headers.get("baggage"))
     messages = _parse(fmt, raw_messages)
 
     trace_id = uuid.uuid4().hex
@@ -248,14 +249,17 @@ def _object(value: Any, loc: tuple[str, ...]) -> dict[str, Any]:
     return value
 
 
-def _session_id(body: dict[str, Any], header: str | None) -> str:
-    """Body ``session_id``, else the header, else a fresh uuid4 hex; one rule for both sources."""
+def _session_id(body: dict[str, Any], header: str | None, baggage: str | None) -> str:
+    """Body ``session_id``, else ``x-ag-session-id``, else ``baggage: ag.session.id=…``, else a fresh
+    uuid4 hex. One rule for every source: an id that breaks it is a 400 naming that source."""
     value: Any = body.get("session_id")
     loc: tuple[str, ...] = ("body", "session_id")
-    if value is None:
-        if header is None:
-            return uuid.uuid4().hex
+    if value is None and header is not None:
         value, loc = header, ("header", "x-ag-session-id")
+    if value is None and baggage is not None:
+        value, loc = _baggage_session(baggage), ("header", "baggage")
+    if value is None:
+        return uuid.uuid4().hex
     if not isinstance(value, str) or not _SESSION_ID.fullmatch(value):
         raise RequestError.at(
             400,
@@ -264,6 +268,15 @@ def _session_id(body: dict[str, Any], header: str | None) -> str:
             "invalid_session_id",
         )
     return value
+
+
+def _baggage_session(baggage: str) -> str | None:
+    """The ``ag.session.id`` member of a W3C baggage header (percent-decoded), if any."""
+    for member in baggage.split(","):
+        key, eq, value = member.partition("=")
+        if eq and key.strip() == "ag.session.id":
+            return unquote(value.split(";", 1)[0].strip())
+    return None
 
 
 def _parse(fmt: str, raw_messages: list[Any]) -> list[Message]:

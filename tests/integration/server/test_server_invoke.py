@@ -77,13 +77,20 @@ def test_missing_or_null_messages_run_with_an_empty_history(client: httpx.Client
 # --------------------------------------------------------------------------- session ids
 
 
-def test_session_id_comes_from_body_then_header_then_is_minted(client: httpx.Client) -> None:
+def test_session_id_comes_from_body_then_header_then_baggage_then_is_minted(client: httpx.Client) -> None:
     r = client.post("/invoke", json=invoke_body(session_id="body-id"), headers={"x-ag-session-id": "hdr"})
     assert r.json()["session_id"] == "body-id"
     assert ECHOED[-1].session_id == "body-id"
     r = client.post("/invoke", json=invoke_body(), headers={"x-ag-session-id": "hdr.1:a_b-c"})
     assert r.json()["session_id"] == "hdr.1:a_b-c" == r.headers["x-ag-session-id"]
-    r = client.post("/invoke", json=invoke_body(session_id=None))
+    baggage = {"baggage": "other=1, ag.session.id=from%3Abaggage;prop=x"}
+    r = client.post("/invoke", json=invoke_body(), headers=baggage)
+    assert r.json()["session_id"] == "from:baggage"
+    r = client.post("/invoke", json=invoke_body(), headers={**baggage, "x-ag-session-id": "hdr"})
+    assert r.json()["session_id"] == "hdr"
+    r = client.post("/invoke", json=invoke_body(), headers={"baggage": "ag.session.id=a%20b"})
+    assert r.status_code == 400 and r.json()["detail"][0]["loc"] == ["header", "baggage"]
+    r = client.post("/invoke", json=invoke_body(session_id=None), headers={"baggage": "x=1"})
     minted = r.json()["session_id"]
     assert re.fullmatch(r"[0-9a-f]{32}", minted) and minted == ECHOED[-1].session_id
 
