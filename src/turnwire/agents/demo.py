@@ -10,13 +10,19 @@ It reads the last user message (trimmed, commands matched case-insensitively) an
 | ``sleep <s>``      | ``s`` seconds (capped at 60) of silence, then ``Done sleeping.``       |
 | ``fail``           | ``Starting…`` left open, then ``RuntimeError("demo failure requested")`` |
 | ``silent``         | no events at all (the runner still ends the turn)                     |
+| ``delete <p> [and <q>…]`` | a ``delete_file {"path"}`` call per path, each gated by an approval; |
+|                    | approved → result + ``Deleted <p>.``, denied → ``I did not delete <p>.``   |
+| ``ask me``         | asks ``What should I echo?`` (a ``user_input`` interaction); the next   |
+|                    | user message, whatever it says, is echoed as ``You answered: <text>``   |
 
 Every id is derived from the history (message/thought ids from the number of user messages, tool
 call ids from the number of tool calls already in it), so a cold replay gives the same turn.
 
-To add a command, add a ``(pattern, handler)`` row to ``COMMANDS``. The approval and user-input
-commands (``delete <path>``, ``ask me``) belong there too; they will read earlier answers with
-``ctx.decisions()`` so a paused turn resumes cold from the full history.
+The two interactive commands pause with ``ctx = yield Done("paused")``: a warm session sends the
+next turn's context into that ``yield``, a cold replay starts over from the full history; both
+rebuild the turn from that history, so they produce the same events.
+
+To add a command, add a ``(pattern, handler)`` row to ``COMMANDS``.
 """
 
 from __future__ import annotations
@@ -29,15 +35,21 @@ from typing import Final
 from turnwire.model import (
     Done,
     Event,
+    InteractionKind,
+    InteractionRequest,
+    Message,
     MessageDelta,
     MessageEnd,
     MessageStart,
     StopReason,
+    TextBlock,
     ThoughtDelta,
     ThoughtEnd,
     ThoughtStart,
     ToolCall,
+    ToolCallBlock,
     ToolResult,
+    ToolResultBlock,
     Usage,
 )
 from turnwire.runtime import TurnContext, tool_call_count, user_turns
@@ -47,15 +59,20 @@ COUNT_INTERVAL: Final = 0.05
 SLEEP_LIMIT: Final = 60.0
 
 _WORD = re.compile(r"\S+\s*")
+_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
+ASK_PATTERN: Final = re.compile(r"ask me", re.IGNORECASE)
+ASK_PROMPT: Final = "What should I echo?"
+DELETE_TOOL: Final = "delete_file"
 
 
 class _Turn:
     """One demo turn: the user's text, the command's match, and deterministic ids
     (``msg_<turn>_<k>``, ``thought_<turn>_<k>``, ``call_<n>``)."""
 
-    __slots__ = ("_calls", "_messages", "_thoughts", "_turn", "match", "text")
+    __slots__ = ("_calls", "_messages", "_thoughts", "_turn", "ctx", "match", "text")
 
     def __init__(self, ctx: TurnContext, text: str, match: re.Match[str] | None) -> None:
+        self.ctx = ctx
         self.text = text
         self.match = match
         self._turn = user_turns(ctx.messages)
@@ -169,26 +186,138 @@ async def _silent(turn: _Turn) -> AsyncIterator[Event]:
     yield  # makes this an async generator that yields nothing
 
 
+def _this_turn(messages: list[Message]) -> list[Message]:
+    """The messages after the last user message: what this turn already produced."""
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].role == "user":
+            return messages[i + 1 :]
+    return messages
+
+
+def _delete_calls(turn: _Turn) -> tuple[dict[str, str], set[str]]:
+    """``delete_file`` calls already made this turn (id → path) and the ids that have a real result."""
+    calls: dict[str, str] = {}
+    done: set[str] = set()
+    for message in _this_turn(turn.ctx.messages):
+        for block in message.content:
+            if isinstance(block, ToolCallBlock) and block.name == DELETE_TOOL and block.id:
+                path = block.input.get("path") if isinstance(block.input, dict) else None
+                calls.setdefault(block.id, path if isinstance(path, str) else "")
+            elif isinstance(block, ToolResultBlock) and block.id in calls:
+                output = block.output
+                if not (isinstance(output, dict) and isinstance(output.get("approved"), bool)):
+                    done.add(block.id)
+    return calls, done
+
+
+def _approval(call_id: str, path: str) -> InteractionRequest:
+    arguments = {"path": path}
+    return InteractionRequest(
+        id=f"approve_{call_id}",  # the server replaces it with a signed token
+        kind=InteractionKind.USER_APPROVAL,
+        payload={
+            "toolCallId": call_id,
+            "toolName": DELETE_TOOL,
+            "toolCall": {"toolCallId": call_id, "name": DELETE_TOOL, "rawInput": arguments},
+        },
+    )
+
+
+async def _delete(turn: _Turn) -> AsyncIterator[Event]:
+    assert turn.match is not None
+    while True:
+        calls, done = _delete_calls(turn)
+        fresh = not calls
+        if fresh:
+            for path in _AND.split(turn.match["paths"].strip()):
+                calls[turn.call_id()] = path.strip()
+        decided = turn.ctx.decisions()
+        pending = [call_id for call_id in calls if call_id not in decided]
+        if not pending:
+            break
+        for call_id in pending:
+            if fresh:
+                yield ToolCall(id=call_id, name=DELETE_TOOL, input={"path": calls[call_id]})
+            yield _approval(call_id, calls[call_id])
+        ctx = yield Done(stop_reason=StopReason.PAUSED)
+        if ctx is None:  # run without a warm session: the next turn replays cold
+            return
+        # Resumed warm: rebuild from the new history, exactly what a cold replay starts from.
+        turn = _Turn(ctx, ctx.last_user_text(), turn.match)
+    sentences = []
+    for call_id, path in calls.items():
+        approved = decided[call_id].approved
+        if call_id not in done:
+            if approved:
+                data = {"path": path, "deleted": True}
+                yield ToolResult(id=call_id, name=DELETE_TOOL, output=f"{path} deleted", data=data)
+            else:
+                yield ToolResult(
+                    id=call_id, name=DELETE_TOOL, output="The user denied it.", is_error=True, denied=True
+                )
+        sentences.append(f"Deleted {path}." if approved else f"I did not delete {path}.")
+    reply = " ".join(sentences)
+    for event in turn.say(reply):
+        yield event
+    yield turn.usage(len(words(reply)))
+    yield Done(stop_reason=StopReason.END_TURN)
+
+
+async def _ask(turn: _Turn) -> AsyncIterator[Event]:
+    for event in turn.say(ASK_PROMPT):
+        yield event
+    yield InteractionRequest(
+        id=f"input_{turn._turn}", kind=InteractionKind.USER_INPUT, payload={"prompt": ASK_PROMPT}
+    )
+    ctx = yield Done(stop_reason=StopReason.PAUSED)
+    if ctx is None:
+        return
+    # Resumed warm by the next user message: answer it as a cold replay of that message would.
+    text = ctx.last_user_text()
+    async for event in _answer(_Turn(ctx, text, None)):
+        yield event
+
+
+async def _answer(turn: _Turn) -> AsyncIterator[Event]:
+    reply = f"You answered: {turn.text}"
+    for event in turn.say(reply):
+        yield event
+    yield turn.usage(len(words(reply)))
+    yield Done(stop_reason=StopReason.END_TURN)
+
+
+def _answers_a_question(ctx: TurnContext) -> bool:
+    """Whether the last user message answers ``ask me`` (the user message before it asked)."""
+    users = [m for m in ctx.messages if m.role == "user"]
+    if len(users) < 2 or ctx.messages[-1].role != "user":
+        return False
+    previous = "".join(b.text for b in users[-2].content if isinstance(b, TextBlock)).strip()
+    return ASK_PATTERN.fullmatch(previous) is not None
+
+
 COMMANDS: Final[list[tuple[re.Pattern[str], Handler]]] = [
     (re.compile(r"weather in\s+(?P<city>.+)", re.IGNORECASE | re.DOTALL), _weather),
     (re.compile(r"count to\s+(?P<n>\d{1,12})", re.IGNORECASE), _count),
     (re.compile(r"sleep\s+(?P<seconds>\d{1,6}(?:\.\d{1,6})?)", re.IGNORECASE), _sleep),
     (re.compile(r"fail", re.IGNORECASE), _fail),
     (re.compile(r"silent", re.IGNORECASE), _silent),
-    # Next: r"delete\s+(?P<path>.+)" (user_approval) and r"ask me" (user_input).
+    (re.compile(r"delete\s+(?P<paths>.+)", re.IGNORECASE | re.DOTALL), _delete),
+    (ASK_PATTERN, _ask),
 ]
 """Command table: the first pattern that matches the whole trimmed text picks the handler."""
 
 
-async def demo_agent(ctx: TurnContext) -> AsyncIterator[Event]:
-    """The demo agent: answers the last user message per the command table above."""
+def demo_agent(ctx: TurnContext) -> AsyncIterator[Event]:
+    """The demo agent: answers the last user message per the command table above.
+
+    Returns the handler's generator itself (no wrapping ``async for``), so a warm session's
+    ``asend`` reaches the handler's ``yield``.
+    """
     text = ctx.last_user_text()
-    handler: Handler = _echo
-    match = None
+    if _answers_a_question(ctx):
+        return _answer(_Turn(ctx, text, None))
     for pattern, command in COMMANDS:
         match = pattern.fullmatch(text)
         if match is not None:
-            handler = command
-            break
-    async for event in handler(_Turn(ctx, text, match)):
-        yield event
+            return command(_Turn(ctx, text, match))
+    return _echo(_Turn(ctx, text, None))

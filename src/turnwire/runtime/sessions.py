@@ -1,0 +1,311 @@
+"""Warm sessions: a paused agent stays parked in memory and picks up where it stopped.
+
+An agent parks by yielding ``Done(stop_reason="paused")`` after an interaction request; the
+generator is then kept, suspended at that ``yield``, instead of being closed. When the client answers,
+the runner sends the new ``TurnContext`` into that ``yield`` (``ctx = yield Done(...)``) and the agent
+goes on. Whether it may: the history must be the one the paused turn left behind (same
+fingerprint) and must answer one of its gates; anything else evicts the entry and the turn runs
+cold from the full history. Correctness never depends on the pool: a cold replay gives the same
+turn, which is also what happens after a restart or an eviction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import orjson
+
+from turnwire.interactions import tool_call_id_of
+from turnwire.model import (
+    Done,
+    Event,
+    InteractionKind,
+    InteractionRequest,
+    Message,
+    Role,
+    StopReason,
+    TextBlock,
+    ToolCall,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+from turnwire.runtime.approvals import ApprovalSigner
+from turnwire.runtime.context import Agent, TurnContext
+from turnwire.runtime.history import decisions
+from turnwire.runtime.runner import TurnRun, run_turn
+
+logger = logging.getLogger("turnwire.runtime")
+
+DEFAULT_POOL_MAX: Final = 64
+DEFAULT_IDLE_TTL: Final = 60.0
+DEFAULT_WAITING_TTL: Final = 600.0
+
+SessionKey = tuple[str, str]
+"""(agent name, session id)."""
+
+
+def history_fingerprint(messages: Sequence[Message]) -> str:
+    """SHA-256 of the history's ordered tool-call ids and user texts, a trailing user message left out.
+
+    Ids come from tool-call and tool-result blocks, first sighting wins. Assistant text is not
+    hashed: clients re-render it freely, while ids and what the user said are stable.
+    """
+    if messages and messages[-1].role == Role.USER:
+        messages = messages[:-1]
+    ids: dict[str, None] = {}
+    texts: list[str] = []
+    for message in messages:
+        if message.role == Role.USER:
+            texts.append("".join(b.text for b in message.content if isinstance(b, TextBlock)))
+        for block in message.content:
+            if isinstance(block, ToolCallBlock | ToolResultBlock) and block.id:
+                ids.setdefault(block.id, None)
+    raw = orjson.dumps({"toolCallIds": list(ids), "userTexts": texts})
+    return hashlib.sha256(raw).hexdigest()
+
+
+@dataclass(slots=True, eq=False)
+class Parked:
+    """One suspended agent and what a resume must bring to wake it.
+
+    ``approvals`` / ``client_tools``: call ids awaiting a decision / a client's output;
+    ``user_input``: waiting for the next user message. Waiting on a call makes the entry ``waiting``
+    (long TTL, never LRU-evicted); waiting for user input is an ordinary next turn (idle).
+    """
+
+    agent: Agent
+    agen: Any
+    fingerprint: str
+    approvals: frozenset[str] = frozenset()
+    client_tools: frozenset[str] = frozenset()
+    user_input: bool = False
+    expires: float = 0.0
+
+    @property
+    def waiting(self) -> bool:
+        return bool(self.approvals or self.client_tools)
+
+    def answered_by(self, messages: Sequence[Message]) -> bool:
+        """Whether ``messages`` answer at least one gate (others may stay open and be asked again)."""
+        if self.approvals and self.approvals & decisions(messages).keys():
+            return True
+        if self.client_tools:
+            for message in messages:
+                for block in message.content:
+                    if isinstance(block, ToolResultBlock) and block.id in self.client_tools:
+                        return True
+        return self.user_input and bool(messages) and messages[-1].role == Role.USER
+
+
+class SessionPool:
+    """Bounded store of parked agents: TTLs per entry, LRU eviction of idle entries only.
+
+    ``park`` refuses (returns ``False``) when the pool is full of entries waiting on a decision: a
+    turn that is not parked simply resumes cold. Not thread-safe; use it from one event loop.
+    """
+
+    def __init__(
+        self,
+        max_entries: int = DEFAULT_POOL_MAX,
+        idle_ttl: float = DEFAULT_IDLE_TTL,
+        waiting_ttl: float = DEFAULT_WAITING_TTL,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.max_entries = max_entries
+        self.idle_ttl = idle_ttl
+        self.waiting_ttl = waiting_ttl
+        self.clock = clock
+        self._entries: OrderedDict[SessionKey, Parked] = OrderedDict()
+        self._closing: set[asyncio.Task[None]] = set()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
+
+    def park(self, key: SessionKey, entry: Parked) -> bool:
+        """Keep ``entry`` under ``key`` (replacing an older one); ``False`` if there is no room."""
+        self._sweep()
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self.discard(old)
+        if self.max_entries <= 0:
+            return False
+        if len(self._entries) >= self.max_entries:
+            idle = next((k for k, e in self._entries.items() if not e.waiting), None)
+            if idle is None:
+                return False
+            self.discard(self._entries.pop(idle))
+        entry.expires = self.clock() + (self.waiting_ttl if entry.waiting else self.idle_ttl)
+        self._entries[key] = entry
+        return True
+
+    def checkout(self, key: SessionKey) -> Parked | None:
+        """Remove and return the live entry under ``key``: a gate is answered at most once."""
+        self._sweep()
+        return self._entries.pop(key, None)
+
+    def discard(self, entry: Parked) -> None:
+        """Close ``entry``'s agent (its ``finally`` blocks run) in the background."""
+        agen = entry.agen
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop: the generator is finalized when collected
+        task = loop.create_task(_close(agen))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    def clear(self) -> None:
+        """Evict every entry."""
+        while self._entries:
+            self.discard(self._entries.popitem(last=False)[1])
+
+    def _sweep(self) -> None:
+        now = self.clock()
+        for key in [k for k, e in self._entries.items() if e.expires <= now]:
+            self.discard(self._entries.pop(key))
+
+
+async def _close(agen: Any) -> None:
+    try:
+        await agen.aclose()
+    except BaseException:  # an agent failing while it is closed must not break anything else
+        logger.warning("a parked agent failed while it was closed", exc_info=True)
+
+
+class WarmSessions:
+    """Starts turns: signs approval requests, resumes parked agents, parks paused ones.
+
+    ``hits`` / ``misses`` count resumes that found / discarded a parked agent; ``cold_fallbacks``
+    counts parked agents that had nothing to say on resume and were replayed cold.
+    """
+
+    def __init__(self, signer: ApprovalSigner, pool: SessionPool | None = None) -> None:
+        self.signer = signer
+        self.pool = pool if pool is not None else SessionPool()
+        self.hits = 0
+        self.misses = 0
+        self.cold_fallbacks = 0
+
+    def start(self, agent_name: str, agent: Agent, ctx: TurnContext) -> TurnRun:
+        """Run one turn of ``agent`` for ``ctx`` (see ``run_turn``), warm when the pool allows."""
+        key = (agent_name, ctx.session_id) if ctx.session_id else None
+        parked = self._claim(key, agent, ctx.messages)
+
+        def gated(turn_ctx: TurnContext) -> AsyncIterator[Event]:
+            return self._drive(key, agent, parked, turn_ctx)
+
+        return run_turn(gated, ctx)
+
+    def forget(self, agent_name: str, session_id: str) -> None:
+        """Evict the session's parked agent, if any (e.g. when the client regenerates)."""
+        entry = self.pool.checkout((agent_name, session_id))
+        if entry is not None:
+            self.pool.discard(entry)
+
+    def _claim(self, key: SessionKey | None, agent: Agent, messages: Sequence[Message]) -> Parked | None:
+        if key is None:
+            return None
+        entry = self.pool.checkout(key)
+        if entry is None:
+            return None
+        if (
+            entry.agent is not agent
+            or entry.fingerprint != history_fingerprint(messages)
+            or not entry.answered_by(messages)
+        ):
+            self.misses += 1
+            self.pool.discard(entry)
+            return None
+        self.hits += 1
+        return entry
+
+    async def _drive(
+        self, key: SessionKey | None, agent: Agent, parked: Parked | None, ctx: TurnContext
+    ) -> AsyncIterator[Event]:
+        source: Any = parked.agen if parked is not None else agent(ctx)
+        send: Any = ctx if parked is not None else None
+        resumed = parked is not None
+        produced = False
+        calls: list[str] = []
+        requests: list[InteractionRequest] = []
+        try:
+            while True:
+                try:
+                    event = await (source.asend(send) if hasattr(source, "asend") else source.__anext__())
+                except StopAsyncIteration:
+                    if resumed and not produced:
+                        # The parked agent ends without a word: it was written for cold resume only.
+                        self.cold_fallbacks += 1
+                        resumed = False
+                        source, send = agent(ctx), None
+                        continue
+                    return
+                send = None
+                produced = True
+                if isinstance(event, InteractionRequest):
+                    event = self.signer.sign_request(event, ctx.session_id)
+                    requests.append(event)
+                elif isinstance(event, ToolCall) and event.id:
+                    calls.append(event.id)
+                yield event
+                if (
+                    isinstance(event, Done)
+                    and event.stop_reason == StopReason.PAUSED
+                    and requests
+                    and key is not None
+                    and hasattr(source, "asend")
+                ):
+                    if self._park(key, agent, source, ctx.messages, calls, requests):
+                        source = None
+                    return
+        finally:
+            if source is not None:
+                await _close(source)
+
+    def _park(
+        self,
+        key: SessionKey,
+        agent: Agent,
+        agen: Any,
+        history: Sequence[Message],
+        calls: list[str],
+        requests: list[InteractionRequest],
+    ) -> bool:
+        approvals: set[str] = set()
+        client_tools: set[str] = set()
+        user_input = False
+        for request in requests:
+            call_id = tool_call_id_of(request)
+            if request.kind == InteractionKind.USER_INPUT:
+                user_input = True
+            elif call_id is None:
+                continue
+            elif request.kind == InteractionKind.USER_APPROVAL:
+                approvals.add(call_id)
+            elif request.kind == InteractionKind.CLIENT_TOOL:
+                client_tools.add(call_id)
+            if call_id is not None:
+                calls.append(call_id)
+        if not (approvals or client_tools or user_input):
+            return False
+        # What the next request's history must look like: this one plus the calls this turn made.
+        after = [*history, Message(role=Role.ASSISTANT, content=[ToolCallBlock(id=c) for c in calls])]
+        entry = Parked(
+            agent=agent,
+            agen=agen,
+            fingerprint=history_fingerprint(after),
+            approvals=frozenset(approvals),
+            client_tools=frozenset(client_tools),
+            user_input=user_input,
+        )
+        return self.pool.park(key, entry)
