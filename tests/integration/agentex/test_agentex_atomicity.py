@@ -7,9 +7,8 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+from agentex_server import Server
 from store_databases import FAIL_ON_BOOM, execute
-
-from conftest import Server
 
 
 def text(s: str) -> dict:

@@ -9,8 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 from agentex import Agentex, NotFoundError
-
-from conftest import Server
+from agentex_server import Server
 
 CONTENTS = [
     {

@@ -9,8 +9,7 @@ from datetime import datetime, timedelta
 
 import httpx
 import pytest
-
-from conftest import Server
+from agentex_server import Server
 
 
 def text(s: str, author: str = "user") -> dict:

@@ -5,14 +5,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-import uvicorn
 from fastapi import FastAPI
 
-from services import free_port
+from services import serve_app
 from turnwire.model import (
     Done,
     Event,
@@ -29,24 +27,9 @@ KEEPALIVE = 0.2
 MAX_BODY = 64 * 1024
 
 
-@contextlib.contextmanager
-def serve(app: FastAPI) -> Iterator[str]:
+def serve(app: FastAPI) -> contextlib.AbstractContextManager[str]:
     """Run ``app`` with uvicorn in a background thread; yield its base URL."""
-    port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    return serve_app(app, lifespan="off")
 
 
 @dataclass
