@@ -9,6 +9,7 @@ from fastapi import APIRouter, FastAPI
 
 from turnwire.runtime import Agent
 from turnwire.server.catalog import catalog_router
+from turnwire.server.chat import chat_router
 from turnwire.server.errors import install_error_handlers
 from turnwire.server.invoke import EXTRA_SCHEMAS, InvokeConfig, invoke_router
 from turnwire.server.models import Health
@@ -45,6 +46,7 @@ def _config(agents: dict[str, Agent] | None, default_agent: str, settings: Setti
 def _routes(config: InvokeConfig) -> APIRouter:
     router = APIRouter()
     router.include_router(invoke_router(config))
+    router.include_router(chat_router(config))
     router.include_router(catalog_router())
     router.add_api_route("/health", health, methods=["GET"], response_model=Health, tags=["health"])
     return router

@@ -22,7 +22,8 @@ from turnwire.errors import InputError
 from turnwire.fold import fold
 from turnwire.formats import agenta, vercel
 from turnwire.model import Message, ToolCallBlock
-from turnwire.runtime import Agent, TurnContext, run_turn
+from turnwire.runtime import Agent, TurnContext
+from turnwire.runtime.sessions import WarmSessions
 from turnwire.server.body import decode_json, read_body
 from turnwire.server.errors import RequestError, error_response, json_response
 from turnwire.server.models import (
@@ -34,6 +35,7 @@ from turnwire.server.models import (
     NotAcceptableBody,
     ValidationErrorBody,
 )
+from turnwire.server.sessions import build_sessions, check_approvals
 from turnwire.server.settings import Settings
 from turnwire.server.streaming import agenta_ndjson, agenta_sse, vercel_sse
 from turnwire.transport import (
@@ -73,6 +75,7 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
     400: {"model": ValidationErrorBody, "description": "Malformed JSON, bad header or session id"},
     404: {"model": MessageBody, "description": "Unknown agent"},
     406: {"model": NotAcceptableBody, "description": "Accept names no type the server produces"},
+    409: {"model": ValidationErrorBody, "description": "An approval the server did not issue"},
     413: {"model": ValidationErrorBody, "description": "Body larger than the limit"},
     422: {"model": ValidationErrorBody, "description": "Body or messages of the wrong shape"},
 }
@@ -115,6 +118,13 @@ class InvokeConfig:
     agents: dict[str, Agent]
     default_agent: str
     settings: Settings
+    sessions: WarmSessions | None = None
+
+    def warm_sessions(self) -> WarmSessions:
+        """The app's approval signer and warm-session pool, built on first use (reads the secret)."""
+        if self.sessions is None:
+            self.sessions = build_sessions(self.settings)
+        return self.sessions
 
 
 def invoke_router(config: InvokeConfig) -> APIRouter:
@@ -165,11 +175,13 @@ async def _run(request: Request, config: InvokeConfig, agent_name: str) -> Respo
     raw_messages, parameters = _envelope(body)
     session_id = _session_id(body, headers.get("x-ag-session-id"), headers.get("baggage"))
     messages = _parse(fmt, raw_messages)
+    sessions = config.warm_sessions()
+    check_approvals(sessions, messages, session_id, _MESSAGES_LOC)
 
     trace_id = uuid.uuid4().hex
     ctx = TurnContext(messages=messages, session_id=session_id, parameters=parameters, trace_id=trace_id)
     out_headers = {"x-ag-version": WIRE_VERSION, "x-ag-session-id": session_id, "x-ag-trace-id": trace_id}
-    events = run_turn(agent, ctx)
+    events = sessions.start(agent_name, agent, ctx)
 
     if transport is Transport.JSON:
         turn = fold([e async for e in events])

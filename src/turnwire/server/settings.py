@@ -25,7 +25,16 @@ class Settings(BaseModel):
     db_url: str | None = None
     """Where conversations are stored (read by the store); ``None`` = the embedded default."""
     approval_secret: str | None = None
-    """Key that signs approval requests (used by the approval flow)."""
+    """Key that signs approval tokens; ``None`` = a random one kept in ``approval_secret_file``."""
+    approval_secret_file: str | None = None
+    """Where the generated secret is kept; ``None`` = ``$XDG_DATA_HOME/turnwire/secret``
+    (``~/.local/share/turnwire/secret``). Every worker and restart must see the same secret."""
+    session_pool_max: int = 64
+    """Paused agents kept warm in memory at most; ``0`` = never warm (every resume replays cold)."""
+    session_idle_ttl: float = 60.0
+    """Seconds an agent parked for the next user message stays warm."""
+    session_waiting_ttl: float = 600.0
+    """Seconds an agent parked on an approval or a client tool stays warm."""
 
     @property
     def keepalive_interval(self) -> float | None:
