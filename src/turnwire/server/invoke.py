@@ -21,7 +21,7 @@ from starlette.responses import Response, StreamingResponse
 from turnwire.errors import InputError
 from turnwire.fold import fold
 from turnwire.formats import agenta, vercel
-from turnwire.model import Message, ToolCallBlock
+from turnwire.model import InteractionRequest, Message, ToolCallBlock
 from turnwire.runtime import Agent, TurnContext
 from turnwire.runtime.sessions import WarmSessions
 from turnwire.server.body import decode_json, read_body
@@ -184,12 +184,19 @@ async def _run(request: Request, config: InvokeConfig, agent_name: str) -> Respo
     events = sessions.start(agent_name, agent, ctx)
 
     if transport is Transport.JSON:
-        turn = fold([e async for e in events])
+        collected = [e async for e in events]
+        turn = fold(collected)
         if fmt == "vercel":
             outputs = vercel.render_outputs(turn, continuation_id=vercel.continuation_id(raw_messages))
             out_headers.update(vercel.BATCH_HEADERS)
         else:
             outputs = agenta.render_outputs(turn)
+        if turn.pending_interaction is not None:
+            # Beyond the reference, which names only the last request: every gate of the turn,
+            # so a client can answer two approvals pending in one message.
+            outputs["pending_interactions"] = [
+                agenta.render_interaction(e) for e in collected if isinstance(e, InteractionRequest)
+            ]
         envelope = {
             "version": WIRE_VERSION,
             "status": {"code": 200, "message": "Success"},

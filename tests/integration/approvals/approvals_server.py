@@ -1,0 +1,65 @@
+"""Real turnwire servers for the approval tests: uvicorn on 127.0.0.1 in a thread, demo agent counted."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import uvicorn
+
+from services import free_port
+from turnwire.agents import demo_agent
+from turnwire.model import Event
+from turnwire.runtime import TurnContext
+from turnwire.server import Settings, create_app
+
+
+@dataclass
+class Server:
+    """One running app: its URL and how many times its agent was started fresh (cold)."""
+
+    url: str
+    starts: list[TurnContext] = field(default_factory=list)
+
+
+def counted(starts: list[TurnContext]):
+    """The demo agent, recording each fresh start; returns the generator itself so a warm resume's
+    ``asend`` reaches the demo (a resume never calls the agent again)."""
+
+    def agent(ctx: TurnContext) -> AsyncIterator[Event]:
+        starts.append(ctx)
+        return demo_agent(ctx)
+
+    return agent
+
+
+@contextlib.contextmanager
+def run_server(secret_file: Path, *, pool_max: int = 64, **settings: object) -> Iterator[Server]:
+    starts: list[TurnContext] = []
+    app = create_app(
+        {"demo": counted(starts)},
+        default_agent="demo",
+        settings=Settings(
+            approval_secret_file=str(secret_file), session_pool_max=pool_max, keepalive_seconds=0, **settings
+        ),
+    )
+    port = free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.02)
+    try:
+        yield Server(f"http://127.0.0.1:{port}", starts)
+    finally:
+        server.should_exit = True
+        thread.join(10)
