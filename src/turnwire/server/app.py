@@ -7,13 +7,17 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI
 
+from turnwire.pubsub import LocalPubSub
 from turnwire.runtime import Agent
 from turnwire.server.catalog import catalog_router
 from turnwire.server.chat import chat_router
 from turnwire.server.errors import install_error_handlers
+from turnwire.server.history import router as history_router
 from turnwire.server.invoke import EXTRA_SCHEMAS, InvokeConfig, invoke_router
+from turnwire.server.lifespan import store_lifespan
 from turnwire.server.models import Health
 from turnwire.server.settings import Settings
+from turnwire.server.task_stream import router as task_stream_router
 
 
 def create_router(
@@ -68,13 +72,21 @@ def create_app(
     Settings default to ``Settings.from_env()`` (``TURNWIRE_*`` variables). The app adds no
     compression middleware: streamed responses must reach the client unbuffered.
     """
-    app = FastAPI(title="turnwire", version=_version(), summary="One agent, every agent-chat wire format.")
+    app = FastAPI(
+        title="turnwire",
+        version=_version(),
+        summary="One agent, every agent-chat wire format.",
+        lifespan=store_lifespan,
+    )
     config = _config(agents, default_agent, settings)
     app.state.agents = config.agents
     app.state.default_agent = config.default_agent
     app.state.settings = config.settings
+    app.state.pubsub = LocalPubSub()
     app.include_router(_routes(config))
     _include_agentex(app)
+    app.include_router(history_router)
+    app.include_router(task_stream_router)
     install_error_handlers(app)
     _document_extra_schemas(app)
     return app

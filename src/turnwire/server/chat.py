@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import AsyncIterator
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
@@ -18,12 +19,13 @@ from starlette.responses import Response, StreamingResponse
 
 from turnwire.errors import InputError
 from turnwire.formats import vercel
-from turnwire.model import Message, ToolCallBlock
+from turnwire.model import Event, Message, ToolCallBlock
 from turnwire.runtime import TurnContext
 from turnwire.server.body import decode_json, read_body
 from turnwire.server.errors import RequestError, error_response, json_response
 from turnwire.server.invoke import InvokeConfig
 from turnwire.server.models import SESSION_ID_PATTERN, WIRE_VERSION, MessageBody, ValidationErrorBody
+from turnwire.server.recording import TASK_ID_HEADER, open_recording, wants_stored_history
 from turnwire.server.sessions import check_approvals
 from turnwire.server.streaming import vercel_sse
 from turnwire.transport import SSE_MEDIA_TYPE
@@ -114,6 +116,10 @@ async def _run(request: Request, config: InvokeConfig, agent_name: str) -> Respo
     else:
         message_id = vercel.continuation_id(raw_messages)
     messages = _parse(raw_messages)
+    from_store = wants_stored_history(request, body)
+    recording = await open_recording(request, session_id, messages, from_store=from_store)
+    if recording is not None:
+        messages = recording.history
 
     sessions = config.warm_sessions()
     check_approvals(sessions, messages, session_id, _MESSAGES_LOC)
@@ -121,7 +127,9 @@ async def _run(request: Request, config: InvokeConfig, agent_name: str) -> Respo
         sessions.forget(agent_name, session_id)
     trace_id = uuid.uuid4().hex
     ctx = TurnContext(messages=messages, session_id=session_id, trace_id=trace_id)
-    events = sessions.start(agent_name, agent, ctx)
+    events: AsyncIterator[Event] = sessions.start(agent_name, agent, ctx)
+    if recording is not None:
+        events = recording.record(events)
     known = [b.id for m in messages for b in m.content if isinstance(b, ToolCallBlock) and b.id]
     encoder = vercel.UIStreamEncoder(
         message_id or f"msg-{trace_id}", session_id, known_tool_call_ids=known, trace_id=trace_id
@@ -132,6 +140,8 @@ async def _run(request: Request, config: InvokeConfig, agent_name: str) -> Respo
         "x-ag-trace-id": trace_id,
         **vercel.STREAM_HEADERS,
     }
+    if recording is not None:
+        headers[TASK_ID_HEADER] = recording.task_id
     response = StreamingResponse(vercel_sse(events, encoder, settings.keepalive_interval), headers=headers)
     response.headers["content-type"] = f"{SSE_MEDIA_TYPE}; charset=utf-8"
     return response

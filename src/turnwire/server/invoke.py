@@ -21,7 +21,7 @@ from starlette.responses import Response, StreamingResponse
 from turnwire.errors import InputError
 from turnwire.fold import fold
 from turnwire.formats import agenta, vercel
-from turnwire.model import InteractionRequest, Message, ToolCallBlock
+from turnwire.model import Event, InteractionRequest, Message, ToolCallBlock
 from turnwire.runtime import Agent, TurnContext
 from turnwire.runtime.sessions import WarmSessions
 from turnwire.server.body import decode_json, read_body
@@ -35,6 +35,7 @@ from turnwire.server.models import (
     NotAcceptableBody,
     ValidationErrorBody,
 )
+from turnwire.server.recording import TASK_ID_HEADER, open_recording, wants_stored_history
 from turnwire.server.sessions import build_sessions, check_approvals
 from turnwire.server.settings import Settings
 from turnwire.server.streaming import agenta_ndjson, agenta_sse, vercel_sse
@@ -175,13 +176,19 @@ async def _run(request: Request, config: InvokeConfig, agent_name: str) -> Respo
     raw_messages, parameters = _envelope(body)
     session_id = _session_id(body, headers.get("x-ag-session-id"), headers.get("baggage"))
     messages = _parse(fmt, raw_messages)
+    recording = await open_recording(request, session_id, messages, from_store=wants_stored_history(request))
+    if recording is not None:
+        messages = recording.history
     sessions = config.warm_sessions()
     check_approvals(sessions, messages, session_id, _MESSAGES_LOC)
 
     trace_id = uuid.uuid4().hex
     ctx = TurnContext(messages=messages, session_id=session_id, parameters=parameters, trace_id=trace_id)
     out_headers = {"x-ag-version": WIRE_VERSION, "x-ag-session-id": session_id, "x-ag-trace-id": trace_id}
-    events = sessions.start(agent_name, agent, ctx)
+    events: AsyncIterator[Event] = sessions.start(agent_name, agent, ctx)
+    if recording is not None:
+        events = recording.record(events)
+        out_headers[TASK_ID_HEADER] = recording.task_id
 
     if transport is Transport.JSON:
         collected = [e async for e in events]

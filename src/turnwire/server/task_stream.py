@@ -1,0 +1,72 @@
+"""``GET /tasks/{id}/stream`` and ``/tasks/name/{name}/stream``: live TaskMessageUpdates over SSE.
+
+Every turn running on the task publishes its ``start``/``delta``/``full``/``done`` frames, whichever
+front door started it (``/invoke``, ``/chat``, ``message/send``). The stream opens with
+``{"type": "connected", "taskId"}`` (subscribed before it is sent, so nothing after it is missed),
+then one ``data:`` event per frame as it is published — no per-event sleep — and ``:ping`` after
+every 15 s of silence. A reader that falls too far behind gets an ``error`` event and the stream ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any, Final
+
+from fastapi import APIRouter
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+
+from turnwire.pubsub import PubSub, SubscriberOverflow
+from turnwire.server.agentex.deps import StoreDep
+from turnwire.server.agentex.errors import AgentexError, AgentexRoute
+from turnwire.server.history import find_task
+from turnwire.store.base import Store
+from turnwire.transport import SSE_MEDIA_TYPE, sse_frame, with_keepalive
+
+PING: Final = b":ping\n\n"
+PING_SECONDS: Final = 15.0
+_HEADERS: Final = {"cache-control": "no-cache", "x-accel-buffering": "no"}
+
+router = APIRouter(prefix="/tasks", tags=["conversations"], route_class=AgentexRoute)
+
+
+async def task_events(
+    pubsub: PubSub, task_id: str, ping: float | None = PING_SECONDS
+) -> AsyncIterator[bytes]:
+    """The SSE body for ``task_id``; subscribed when this is called, not when first iterated."""
+    sub: Any = pubsub.subscribe(task_id)
+
+    async def body() -> AsyncIterator[bytes]:
+        items = with_keepalive(sub, ping)
+        try:
+            yield sse_frame({"type": "connected", "taskId": task_id})
+            async for frame in items:
+                yield PING if frame is None else sse_frame(frame)
+        except SubscriberOverflow as exc:
+            yield sse_frame({"type": "error", "message": str(exc)})
+        finally:
+            await items.aclose()
+            await sub.aclose()
+
+    return body()
+
+
+async def _stream(request: Request, store: Store, key: str) -> Response:
+    pubsub = getattr(request.app.state, "pubsub", None)
+    if pubsub is None:
+        raise AgentexError(503, "No pub/sub is configured for this server (app.state.pubsub is unset)")
+    task = await find_task(store, key)
+    response = StreamingResponse(await task_events(pubsub, task["id"]), headers=_HEADERS)
+    response.headers["content-type"] = f"{SSE_MEDIA_TYPE}; charset=utf-8"
+    return response
+
+
+@router.get("/name/{task_name}/stream", summary="Live updates of a task by name (SSE)")
+async def stream_by_name(task_name: str, request: Request, store: StoreDep) -> Response:
+    return await _stream(request, store, task_name)
+
+
+@router.get("/{task_id}/stream", summary="Live updates of a task (SSE)")
+async def stream(task_id: str, request: Request, store: StoreDep) -> Response:
+    """TaskMessageUpdate events of every turn running on the task; ``task_id`` may be a session id."""
+    return await _stream(request, store, task_id)

@@ -1,0 +1,78 @@
+"""Closing what a dead process left streaming: run at server start, before any turn.
+
+Every message still ``IN_PROGRESS`` becomes ``DONE`` with its content as last flushed, and its
+task gets one ``{"type": "turnwire.interrupted", "message_ids": [...]}`` data message right after,
+in the same transaction — so a reader can tell which messages were cut off, and the official
+client reads them like any other message.
+"""
+
+from __future__ import annotations
+
+import orjson
+import sqlalchemy as sa
+
+from turnwire.conversation import interrupted_content
+from turnwire.store.clock import MS, new_id, now_us
+from turnwire.store.schema import messages, tasks
+from turnwire.store.sql import SqlStore
+
+M = messages.c
+
+
+async def recover_interrupted(store: SqlStore, *, older_than_us: int | None = None) -> dict[str, list[str]]:
+    """Mark every ``IN_PROGRESS`` message as interrupted; returns task id -> message ids.
+
+    ``older_than_us``: only messages last written before this time (µs since the epoch), so that
+    with several workers on one database a starting worker leaves its peers' live streams alone.
+    ``None`` takes them all (one server process: nothing else can be streaming).
+    """
+    cond = [M.streaming_status == "IN_PROGRESS"]
+    if older_than_us is not None:
+        cond.append(M.updated_at < older_than_us)
+    async with store.db.read() as conn:
+        rows = list(await conn.execute(sa.select(M.task_id, M.id).where(*cond).order_by(M.task_id, M.seq)))
+    found: dict[str, list[str]] = {}
+    for task_id, message_id in rows:
+        found.setdefault(task_id, []).append(message_id)
+    for task_id, ids in found.items():
+        await _close_task(store, task_id, ids)
+    return found
+
+
+async def _close_task(store: SqlStore, task_id: str, ids: list[str]) -> None:
+    async with store.db.write() as conn:
+        now = now_us()
+        # Only those still open: a live peer may have finished one since it was read.
+        closed = await conn.execute(
+            sa.update(messages)
+            .where(M.id.in_(ids), M.streaming_status == "IN_PROGRESS")
+            .values(streaming_status="DONE", updated_at=now)
+            .returning(M.id)
+        )
+        done = [r[0] for r in closed]
+        if not done:
+            return
+        row = (
+            await conn.execute(
+                sa.update(tasks)
+                .where(tasks.c.id == task_id)
+                .values(next_seq=tasks.c.next_seq + 1)
+                .returning(tasks.c.next_seq, tasks.c.last_created_at)
+            )
+        ).first()
+        if row is None:
+            return
+        seq, last = row[0] - 1, row[1]
+        stamp = max(now, last + MS)
+        await conn.execute(sa.update(tasks).where(tasks.c.id == task_id).values(last_created_at=stamp))
+        await conn.execute(
+            messages.insert().values(
+                id=new_id(),
+                task_id=task_id,
+                seq=seq,
+                content=orjson.dumps(interrupted_content(done)).decode(),
+                streaming_status="DONE",
+                created_at=stamp,
+                updated_at=stamp,
+            )
+        )
