@@ -53,7 +53,10 @@ class Database:
         self.url = async_url(url)
         self.dialect = "postgresql" if self.url.startswith("postgresql") else "sqlite"
         self._write_lock = asyncio.Lock() if self.dialect == "sqlite" else None
-        if self.dialect == "sqlite":
+        if self.dialect == "sqlite" and ":memory:" in self.url:
+            # One in-memory database lives on one connection: readers and the writer share it.
+            self.reader = self.writer = _sqlite_engine(self.url, begin="BEGIN IMMEDIATE")
+        elif self.dialect == "sqlite":
             self.reader = _sqlite_engine(self.url, begin="BEGIN", pool_size=pool_size)
             self.writer = _sqlite_engine(self.url, begin="BEGIN IMMEDIATE", pool_size=1, max_overflow=0)
         else:
