@@ -1,0 +1,25 @@
+"""Agents the store end-to-end tests serve through ``turnwire serve --agent``."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from turnwire.model import Event, MessageDelta, MessageEnd, MessageStart
+from turnwire.runtime import TurnContext
+
+WORDS = 400
+INTERVAL = 0.01
+
+
+def word(i: int) -> str:
+    return f"w{i} "
+
+
+async def slow(ctx: TurnContext) -> AsyncIterator[Event]:
+    """One long message, streamed a word every 10 ms (4 s in all)."""
+    yield MessageStart(id="m1")
+    for i in range(WORDS):
+        yield MessageDelta(id="m1", delta=word(i))
+        await asyncio.sleep(INTERVAL)
+    yield MessageEnd(id="m1")
