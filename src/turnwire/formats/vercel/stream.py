@@ -206,30 +206,23 @@ class UIStreamEncoder:
             chunks.append({"type": "start-step"})
 
     def _message(self, event: MessageEvent) -> list[Chunk]:
-        chunks: list[Chunk] = []
-        if self._step_has_output:
-            self._next_step(chunks)
         self._n_text += 1
-        part_id = f"text-{self._n_text}"
-        self._content = True
-        chunks += (
-            {"type": "text-start", "id": part_id},
-            {"type": "text-delta", "id": part_id, "delta": event.text},
-            {"type": "text-end", "id": part_id},
-        )
-        return chunks
+        return self._whole_part("text", f"text-{self._n_text}", event.text)
 
     def _thought(self, event: Thought) -> list[Chunk]:
+        self._n_reasoning += 1
+        return self._whole_part("reasoning", f"reasoning-{self._n_reasoning}", event.text)
+
+    def _whole_part(self, kind: str, part_id: str, text: str) -> list[Chunk]:
+        """A one-shot text or reasoning part: always start, delta, end (never a bare delta)."""
         chunks: list[Chunk] = []
         if self._step_has_output:
             self._next_step(chunks)
-        self._n_reasoning += 1
-        part_id = f"reasoning-{self._n_reasoning}"
         self._content = True
         chunks += (
-            {"type": "reasoning-start", "id": part_id},
-            {"type": "reasoning-delta", "id": part_id, "delta": event.text},
-            {"type": "reasoning-end", "id": part_id},
+            {"type": f"{kind}-start", "id": part_id},
+            {"type": f"{kind}-delta", "id": part_id, "delta": text},
+            {"type": f"{kind}-end", "id": part_id},
         )
         return chunks
 
