@@ -17,6 +17,8 @@ from starlette.responses import Response, StreamingResponse
 
 from turnwire.errors import InputError
 from turnwire.formats.agentex import TaskUpdateEncoder, content_to_message, normalize_content
+from turnwire.pubsub import PubSub
+from turnwire.recorder import stored_conversation
 from turnwire.runtime.context import TurnContext
 from turnwire.runtime.runner import run_turn
 from turnwire.server.agentex.errors import json_response
@@ -87,6 +89,9 @@ async def handle_rpc(request: Request, store: Store, agent_name: str, agent: Any
             content = normalize_content(params["content"], ("params", "content"))
             task = await _task_of(store, params)
             run = _drive(store, agent, agent_name, task, content)
+            pubsub = getattr(request.app.state, "pubsub", None)
+            if pubsub is not None:  # watchers of /tasks/{id}/stream see this turn too
+                run = _published(run, pubsub, task["id"])
             if params.get("stream"):
                 return StreamingResponse(_ndjson(run, rpc_id), media_type=NDJSON_MEDIA_TYPE)
             finals = [msg async for _, msg in run if msg is not None]
@@ -110,6 +115,14 @@ async def _ndjson(run: AsyncIterator[tuple[dict[str, Any], Any]], rpc_id: Any) -
         yield (
             orjson.dumps(_reply(rpc_id, error={"code": -32603, "message": f"Internal error: {exc}"})) + b"\n"
         )
+
+
+async def _published(
+    run: AsyncIterator[tuple[dict[str, Any], Any]], pubsub: PubSub, task_id: str
+) -> AsyncIterator[tuple[dict[str, Any], Any]]:
+    async for frame, final in run:
+        pubsub.publish(task_id, frame)
+        yield frame, final
 
 
 def _apply(content: dict[str, Any], delta: dict[str, Any]) -> None:
@@ -141,7 +154,7 @@ async def _drive(
     """
     task_id = task["id"]
     await store.create_messages(task_id, [user_content], streaming_status="DONE")
-    stored = await store.list_messages(task_id, limit=HISTORY_LIMIT, descending=False)
+    stored = await stored_conversation(store, task_id)  # rewinds applied, as every front door
     history = [content_to_message(m["content"], m["id"]) for m in stored]
     ctx = TurnContext(messages=history, session_id=task_id, parameters=dict(task.get("params") or {}))
     encoder = TaskUpdateEncoder(task_id)
