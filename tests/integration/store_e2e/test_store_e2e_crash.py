@@ -77,8 +77,15 @@ def _crash_and_continue(db_url: str, home: Path) -> None:
         stored = _conversation(url, count_session)
         assert all(m["streaming_status"] == "DONE" for m in stored)
         assert stored[0]["content"]["content"] == "count to 200"
-        texts = [m["content"]["content"] for m in stored[1:] if m["content"]["type"] == "text"]
-        assert texts == [str(i) for i in range(1, len(texts) + 1)] and 1 <= len(texts) < 200
+        cut_ids = {i for m in stored if _is_marker(m) for i in m["content"]["data"]["message_ids"]}
+        said = [m for m in stored[1:] if m["content"]["type"] == "text"]
+        whole = [m["content"]["content"] for m in said if m["id"] not in cut_ids]
+        assert whole == [str(i) for i in range(1, len(whole) + 1)] and 1 <= len(whole) < 200
+        # A number cut while streaming holds a prefix of itself and is the last one said.
+        cut = [m for m in said if m["id"] in cut_ids]
+        assert len(cut) <= 1 and (
+            not cut or (said[-1] is cut[0] and str(len(whole) + 1).startswith(cut[0]["content"]["content"]))
+        )
 
         # Slow: the long message is DONE with what was flushed, and a marker names it.
         stored = _conversation(url, slow_session)
@@ -114,6 +121,11 @@ def _crash_and_continue(db_url: str, home: Path) -> None:
     with turnwire_process(db_url, home) as (url, _):
         stored = _conversation(url, slow_session)
         assert sum(1 for m in stored if m["content"].get("data", {}).get("type") == INTERRUPTED) == 1
+
+
+def _is_marker(message: dict[str, Any]) -> bool:
+    content = message["content"]
+    return content["type"] == "data" and content["data"].get("type") == INTERRUPTED
 
 
 def _body(session: str, text: str) -> dict[str, Any]:
