@@ -77,14 +77,19 @@ def proc_rss_mb(pid: int) -> float:
 
 @contextlib.contextmanager
 def server(kind: str, workdir: str) -> Iterator[tuple[str, int]]:
-    """Start ``kind`` (turnwire | floor) on a free loopback port; yield (base URL, pid)."""
+    """Start ``kind`` on a free loopback port; yield (base URL, pid).
+
+    ``turnwire``: ``turnwire serve`` (records every turn in its SQLite store); ``turnwire-nostore``:
+    ``stream_app`` (the same routes, no store); ``floor``: ``floor_app``.
+    """
     port = free_port()
     bindir = Path(sys.executable).parent
     if kind == "turnwire":
         cmd = [str(bindir / "turnwire"), "serve", "--host", "127.0.0.1", "--port", str(port)]
         cmd += ["--agent", "fast=count_agent:fast_count", "--keepalive", "0"]
     else:
-        cmd = [sys.executable, "-m", "uvicorn", "floor_app:app", "--app-dir", str(BENCH)]
+        module = "floor_app:app" if kind == "floor" else "stream_app:app"
+        cmd = [sys.executable, "-m", "uvicorn", module, "--app-dir", str(BENCH)]
         cmd += ["--host", "127.0.0.1", "--port", str(port), "--log-level", "info"]
     env = dict(os.environ, PYTHONPATH=str(BENCH), TURNWIRE_DB_URL=f"sqlite:///{workdir}/load.db")
     log = open(Path(workdir) / f"{kind}.log", "wb")  # noqa: SIM115 - closed in finally
@@ -133,6 +138,15 @@ async def one_stream(http: aiohttp.ClientSession, url: str, payload: bytes, n: i
 
 
 HEADERS = {"accept": "text/event-stream", "content-type": "application/json"}
+SERVERS = ("turnwire", "turnwire-nostore", "floor")
+EXPECTED = [
+    *(
+        f'data: {{"type":"{kind}","data":{{"id":"msg_1_{i}"{delta}}}}}'.encode()
+        for i in (1, 2, 3)
+        for kind, delta in (("message_start", ""), ("message_delta", f',"delta":"{i}"'), ("message_end", ""))
+    ),
+    b'data: {"type":"usage","data":{"input":3,"output":3,"total":6}}',
+]
 
 
 def pct(values: list[float], q: float) -> float:
@@ -143,7 +157,7 @@ def pct(values: list[float], q: float) -> float:
 
 
 async def run_level(base: str, pid: int, server_name: str, variant: str, streams: int, n: int) -> Level:
-    if server_name == "turnwire":
+    if server_name != "floor":
         url = base + ("/agents/fast/invoke" if variant == "fast" else "/invoke")
     else:
         url = base + ("/invoke?cadence=0" if variant == "fast" else "/invoke")
@@ -184,7 +198,8 @@ async def run_server(base: str, pid: int, name: str, args: argparse.Namespace) -
     await run_level(base, pid, name, "fast", 10, 10)  # warm-up: imports, first connections
     rss_idle = proc_rss_mb(pid)
     out: list[Level] = []
-    for variant, n in (("cadence", args.count), ("fast", args.fast_count)):
+    fast_n = args.stored_fast_count if name == "turnwire" else args.fast_count
+    for variant, n in (("cadence", args.count), ("fast", fast_n)):
         for streams in args.levels:
             level = await run_level(base, pid, name, variant, streams, n)
             out.append(level)
@@ -203,16 +218,15 @@ async def run_server(base: str, pid: int, name: str, args: argparse.Namespace) -
     return out
 
 
-def check_same_bytes(bases: dict[str, str]) -> None:
-    """Both servers must stream the same frames for the same request (trace id aside)."""
+def check_same_bytes(name: str, base: str) -> None:
+    """Every server must stream the frames the demo streams for ``count to 3`` (trace id aside)."""
     import httpx
 
-    frames = {}
-    for name, base in bases.items():
-        url = base + ("/agents/fast/invoke" if name == "turnwire" else "/invoke?cadence=0")
-        text = httpx.post(url, content=body(3), headers=HEADERS, timeout=30).content
-        frames[name] = [f for f in text.split(b"\n\n") if f and b'"done"' not in f]
-    assert frames["turnwire"] == frames["floor"], frames
+    frames = []
+    for path in ("/invoke?cadence=0" if name == "floor" else "/agents/fast/invoke", "/invoke"):
+        text = httpx.post(base + path, content=body(3), headers=HEADERS, timeout=30).content
+        frames.append([f for f in text.split(b"\n\n") if f and b'"done"' not in f])
+    assert frames[0] == frames[1] == EXPECTED, (name, frames)
 
 
 def plot(levels: list[Level], out_dir: Path) -> None:
@@ -226,7 +240,7 @@ def plot(levels: list[Level], out_dir: Path) -> None:
         ("gap_p99_ms", "p99 inter-frame gap (ms)", "w4_p99_latency.png"),
     ):
         fig, ax = plt.subplots(figsize=(7, 4.5))
-        for server_name, style in (("turnwire", "-o"), ("floor", "--s")):
+        for server_name, style in (("turnwire", "-o"), ("turnwire-nostore", "-^"), ("floor", "--s")):
             for variant in ("cadence", "fast"):
                 pts = [
                     (lv.streams, getattr(lv, metric))
@@ -257,7 +271,7 @@ def table(levels: list[Level]) -> str:
     for lv in levels:
         base = floor.get((lv.variant, lv.streams))
         ratio = tput = "—"
-        if base and lv.server != "floor":
+        if base and lv.server != "floor":  # both turnwire servers against the same floor
             ratio = f"{lv.cpu_us_per_frame / base.cpu_us_per_frame:.2f}×" if base.cpu_us_per_frame else "—"
             tput = f"{lv.frames_per_s / base.frames_per_s:.2f}×"
         rows.append(
@@ -274,6 +288,12 @@ def main() -> None:
     ap.add_argument("--levels", default="10,100,1000", type=lambda s: [int(x) for x in s.split(",")])
     ap.add_argument("--count", type=int, default=20, help="n of count to <n> with the 50 ms cadence")
     ap.add_argument("--fast-count", type=int, default=100, help="n of count to <n> without pause")
+    ap.add_argument(
+        "--stored-fast-count",
+        type=int,
+        default=10,
+        help="n of the fast variant on turnwire serve, which writes each message to its store",
+    )
     ap.add_argument("--out", type=Path, default=BENCH / "out")
     ap.add_argument("--plots", type=Path, default=BENCH / "plots")
     args = ap.parse_args()
@@ -281,9 +301,10 @@ def main() -> None:
     args.plots.mkdir(exist_ok=True)
     levels: list[Level] = []
     with tempfile.TemporaryDirectory() as tmp:
-        with server("turnwire", tmp) as (tw_base, _tw_pid), server("floor", tmp) as (fl_base, _):
-            check_same_bytes({"turnwire": tw_base, "floor": fl_base})
-        for name in ("turnwire", "floor"):  # one server process at a time
+        for name in SERVERS:  # one server process at a time
+            with server(name, tmp) as (base, _):
+                check_same_bytes(name, base)
+        for name in SERVERS:
             with server(name, tmp) as (base, pid):
                 levels += asyncio.run(run_server(base, pid, name, args))
     dump = orjson.dumps([asdict(lv) for lv in levels], option=orjson.OPT_INDENT_2)
