@@ -10,6 +10,7 @@ from typing import Annotated, Any, NoReturn
 import orjson
 import typer
 
+from turnwire import json_input
 from turnwire.convert import convert as convert_messages
 from turnwire.errors import InputError, UnknownFormatError
 
@@ -66,9 +67,9 @@ def convert(
     """
     raw = _read_input(file, example)
     try:
-        messages: Any = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        _fail(f"input is not valid JSON: {exc}")
+        messages: Any = json_input.loads(raw, loc=())
+    except InputError as exc:
+        _fail(f"input: {exc.msg}")
     if not isinstance(messages, list):
         _fail("input must be a JSON array of messages")
     try:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 SCALARS = (
     st.none()
     | st.booleans()
-    | st.integers()
+    | st.integers(min_value=-(2**63), max_value=2**64 - 1)  # what JSON can carry exactly here
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=8)
 )

@@ -5,20 +5,24 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-import orjson
 from starlette.requests import Request
 
 from turnwire.errors import InputError
+from turnwire.server.body import decode_json, read_body
+from turnwire.server.settings import Settings
 from turnwire.store.base import Idempotency
+
+
+async def read_json_value(request: Request) -> tuple[Any, bytes]:
+    """The decoded JSON body (and its bytes), within the server's size and depth limits."""
+    limits = getattr(request.app.state, "settings", None) or Settings()
+    raw = await read_body(request, limits.max_body_bytes)
+    return decode_json(raw, limits.max_json_depth), raw
 
 
 async def read_json_object(request: Request) -> tuple[dict[str, Any], bytes]:
     """The JSON object of the body (and its bytes); ``InputError`` at ``("body",)`` otherwise."""
-    raw = await request.body()
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON: {exc}", loc=("body",), type="json_invalid") from None
+    data, raw = await read_json_value(request)
     if not isinstance(data, dict):
         raise InputError("must be a JSON object", loc=("body",), type="type")
     return data, raw

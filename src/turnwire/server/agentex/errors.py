@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from turnwire.errors import InputError
+from turnwire.server.body import BodyTooLarge
 from turnwire.store.errors import ConflictError, IdempotencyMismatchError, NotFoundError
 
 log = logging.getLogger("turnwire.server.agentex")
@@ -59,6 +60,8 @@ def to_response(exc: Exception, request: Request) -> Response:
             for e in exc.errors()
         ]
         return _input_errors(errors)
+    if isinstance(exc, BodyTooLarge):
+        return json_response(error_body(413, str(exc), [{"loc": ["body"], "limit": exc.limit}]), 413)
     if isinstance(exc, NotFoundError):
         return json_response(error_body(404, str(exc)), 404)
     if isinstance(exc, ConflictError):

@@ -21,6 +21,7 @@ from turnwire.pubsub import PubSub
 from turnwire.recorder import stored_conversation
 from turnwire.runtime.context import TurnContext
 from turnwire.runtime.runner import run_turn
+from turnwire.server.agentex.body import read_json_value
 from turnwire.server.agentex.errors import json_response
 from turnwire.store.base import Store
 from turnwire.store.errors import StoreError
@@ -59,9 +60,9 @@ async def _task_of(store: Store, params: dict[str, Any]) -> dict[str, Any]:
 async def handle_rpc(request: Request, store: Store, agent_name: str, agent: Any) -> Response:
     """Answer one JSON-RPC request addressed to ``agent_name``."""
     try:
-        body = orjson.loads(await request.body())
-    except orjson.JSONDecodeError as exc:
-        return json_response(_reply(None, error={"code": -32700, "message": f"Parse error: {exc}"}))
+        body, _ = await read_json_value(request)
+    except InputError as exc:
+        return json_response(_reply(None, error={"code": -32700, "message": f"Parse error: {exc.msg}"}))
     rpc_id = body.get("id") if isinstance(body, dict) else None
     try:
         if not isinstance(body, dict) or not isinstance(body.get("method"), str):
