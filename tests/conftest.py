@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,6 +11,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from services import postgres_server, redis_server
+
+# turnwire keeps its default database and approval secret under $XDG_DATA_HOME; tests (and the
+# servers they start as subprocesses) get a private one instead of the user's home.
+os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="turnwire-test-data-")
 
 
 @pytest.fixture(scope="session")
