@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -14,7 +16,8 @@ from services import postgres_server, redis_server
 
 # turnwire keeps its default database and approval secret under $XDG_DATA_HOME; tests (and the
 # servers they start as subprocesses) get a private one instead of the user's home.
-os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="turnwire-test-data-")
+os.environ["XDG_DATA_HOME"] = _data_home = tempfile.mkdtemp(prefix="turnwire-test-data-")
+atexit.register(shutil.rmtree, _data_home, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
