@@ -72,7 +72,11 @@ function lint(chunks, knownToolCallIds) {
   const tools = new Set(knownToolCallIds);
   if (chunks[0]?.type !== 'start') problems.push(`first chunk is ${chunks[0]?.type}, not start`);
   if (chunks.at(-1)?.type !== 'finish') problems.push(`last chunk is ${chunks.at(-1)?.type}, not finish`);
-  if (chunks[1]?.type !== 'start-step') problems.push('start is not followed by start-step');
+  // A continuation sends the outputs of calls from the history first, then opens the step
+  // (the SDK's own order, reference vercel-ui-stream.md §6).
+  let first = 1;
+  while (/^tool-output-/.test(chunks[first]?.type) && tools.has(chunks[first].toolCallId)) first++;
+  if (chunks[first]?.type !== 'start-step') problems.push(`chunk #${first} is ${chunks[first]?.type}, not start-step`);
   for (const [i, c] of chunks.entries()) {
     const [kind, phase] = c.type.split(/-(start|delta|end)$/);
     if ((kind === 'text' || kind === 'reasoning') && phase) {

@@ -134,8 +134,75 @@ def test_tool_result_output_prefers_data_and_error_and_denied_have_exact_keys() 
 
 
 def test_orphan_results_are_dropped_but_results_for_history_calls_are_sent() -> None:
-    out = body(run([ToolResult("ghost", output=1), ToolResult("old", output=2)], known_tool_call_ids=["old"]))
-    assert out == [{"type": "tool-output-available", "toolCallId": "old", "output": 2}]
+    out = run([ToolResult("ghost", output=1), ToolResult("old", output=2)], known_tool_call_ids=["old"])
+    assert out[1:3] == [
+        {"type": "tool-output-available", "toolCallId": "old", "output": 2},
+        {"type": "start-step"},
+    ]
+    assert "ghost" not in orjson.dumps(out).decode()
+
+
+def test_approved_continuation_sends_the_output_before_the_step_like_the_sdk() -> None:
+    out = run([ToolResult("c1", output="ok"), MessageEvent("Done.")], "end_turn", known_tool_call_ids=["c1"])
+    assert types(out) == [
+        "start", "tool-output-available", "start-step", "text-start", "text-delta", "text-end",
+        "finish-step", "finish",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("version", "output_type"),
+    [(ClientVersion.DEFAULT, "tool-output-denied"), (ClientVersion.V5, "tool-output-error")],
+)
+def test_denied_continuation_sends_the_denial_before_the_step(
+    version: ClientVersion, output_type: str
+) -> None:
+    events: list[Event] = [
+        Usage(input=1),
+        ToolResult("c1", output="no", is_error=True, denied=True),
+        MessageStart("m"),
+        MessageDelta("m", "Not done."),
+        MessageEnd("m"),
+    ]
+    out = run(events, "end_turn", client_version=version, known_tool_call_ids=["c1"])
+    assert types(out)[:4] == ["start", output_type, "start-step", "text-start"]
+    assert types(out).count("start-step") == 1
+
+
+def test_several_resumed_outputs_all_precede_the_one_step() -> None:
+    events: list[Event] = [ToolResult("a", output=1), ToolResult("b", output=2), MessageEvent("x")]
+    out = run(events, known_tool_call_ids=["a", "b"])
+    assert types(out)[:5] == [
+        "start", "tool-output-available", "tool-output-available", "start-step", "text-start"
+    ]  # fmt: skip
+
+
+def test_new_calls_in_a_continuation_still_open_the_step_first() -> None:
+    events: list[Event] = [ToolCall("new", "t", {}), ToolResult("new", output=1), ToolResult("old", output=2)]
+    out = run(events, known_tool_call_ids=["old"])
+    assert types(out) == [
+        "start", "start-step", "tool-input-start", "tool-input-available", "tool-output-available",
+        "tool-output-available", "finish-step", "finish",
+    ]  # fmt: skip
+
+
+def test_history_call_re_announced_in_this_turn_gets_its_output_inside_the_step() -> None:
+    out = run([ToolCall("old", "t", {"a": 1}), ToolResult("old", output=1)], known_tool_call_ids=["old"])
+    assert types(out) == [
+        "start", "start-step", "tool-input-available", "tool-output-available", "finish-step", "finish",
+    ]  # fmt: skip
+
+
+def test_continuation_without_results_opens_the_step_at_the_first_content() -> None:
+    out = run([Usage(input=1), Done("end_turn"), MessageEvent("hi")], known_tool_call_ids=["old"])
+    assert types(out)[:3] == ["start", "start-step", "text-start"]
+
+
+def test_continuation_of_only_outputs_still_pairs_start_step_and_finish_step() -> None:
+    out = run([ToolResult("old", output=1)], "end_turn", known_tool_call_ids=["old"])
+    assert types(out) == ["start", "tool-output-available", "start-step", "finish-step", "finish"]
+    silent = run([], "end_turn", known_tool_call_ids=["old"])
+    assert types(silent) == ["start", "start-step", "finish-step", "data-agent-error", "error", "finish"]
 
 
 def test_call_known_from_history_gets_no_second_tool_input_start() -> None:

@@ -10,12 +10,13 @@
 from __future__ import annotations
 
 from turnwire.formats import WireFormat
+from turnwire.formats.vercel.error_chunks import NO_OUTPUT_TEXT, agent_failure_text
 from turnwire.formats.vercel.finish_reason import FINISH_REASONS, finish_reason
 from turnwire.formats.vercel.headers import BATCH_HEADERS, STREAM_HEADERS
 from turnwire.formats.vercel.inbound import continuation_id, parse_messages
 from turnwire.formats.vercel.outbound import render_messages, render_outputs
 from turnwire.formats.vercel.sse import encode_sse, stream_sse
-from turnwire.formats.vercel.stream import NO_OUTPUT_TEXT, UIStreamEncoder, agent_failure_text
+from turnwire.formats.vercel.stream import UIStreamEncoder
 from turnwire.formats.vercel.versions import ClientVersion
 
 FORMAT = WireFormat(

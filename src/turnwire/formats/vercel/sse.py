@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from turnwire.formats.vercel.stream import Chunk, UIStreamEncoder, agent_failure_text
+from turnwire.formats.vercel.error_chunks import agent_failure_text
+from turnwire.formats.vercel.stream import Chunk, UIStreamEncoder
 from turnwire.model import Event
 from turnwire.transport import SSE_DONE, sse_frame
 

@@ -8,11 +8,11 @@ ai 5.0.217 / 6.0.231 / 7.0.32 reject any other key), so no per-chunk filtering i
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any, Final
 
 from turnwire.formats.vercel import tool_states
+from turnwire.formats.vercel.error_chunks import NO_OUTPUT_TEXT, error_code, error_pair
 from turnwire.formats.vercel.finish_reason import finish_reason
 from turnwire.formats.vercel.interaction_chunks import interaction_chunks
 from turnwire.formats.vercel.versions import ClientVersion
@@ -40,9 +40,7 @@ from turnwire.model import (
 
 Chunk = dict[str, Any]
 
-NO_OUTPUT_TEXT: Final = "The agent produced no output."
 UNKNOWN_TOOL: Final = "unknown_tool"
-_SLUG = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _MCP_WRAPPER_KEYS: Final = frozenset(
     {"tool", "server", "name", "toolName", "serverName", "tool_name", "server_name"}
 )
@@ -63,38 +61,16 @@ def unwrap_tool_input(value: Any) -> Any:
     return value
 
 
-def agent_failure_text(exc: BaseException) -> str:
-    """What the client sees when the agent raised: the first line of the message, no stack frames."""
-    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return f"Agent run failed: {first}"[:2000]
-
-
-def _error_code(event: ErrorEvent) -> str:
-    code = event.code if event.code and _SLUG.match(event.code) else "runner_error"
-    detail = event.detail
-    if code == "runner_error" and isinstance(detail, dict):
-        inner = detail.get("code")
-        if isinstance(inner, str) and _SLUG.match(inner):
-            code = inner
-    return code
-
-
-def error_pair(code: str, text: str, detail: Any = None) -> list[Chunk]:
-    """``data-agent-error{code, errorText, errorDetail?}`` (for UIs) + ``error{errorText}`` (for useChat)."""
-    data: dict[str, Any] = {"code": code, "errorText": text}
-    if detail is not None:
-        data["errorDetail"] = detail
-    return [{"type": "data-agent-error", "data": data}, {"type": "error", "errorText": text}]
-
-
 class UIStreamEncoder:
     """Encodes one turn: ``start()``, then ``encode(event)`` per event, then ``finish()`` exactly once.
 
     Guarantees: the turn opens with ``start`` + ``start-step`` and closes with ``finish-step`` +
-    ``finish``; every text/reasoning part is closed before a ``finish-step``; no delta is sent for an
-    unopened id; tool chunks always name a call seen in this turn or in ``known_tool_call_ids`` (the
-    history the client holds). ``encode`` and ``finish`` start the turn themselves if needed; after
-    ``finish`` everything returns ``[]``.
+    ``finish``; on a continuation (``known_tool_call_ids`` given) outputs for those history calls
+    come between ``start`` and ``start-step``, as the AI SDK sends a resumed call's result; every
+    text/reasoning part is closed before a ``finish-step``; no delta is sent for an unopened id;
+    tool chunks always name a call seen in this turn or in ``known_tool_call_ids`` (the history the
+    client holds). ``encode`` and ``finish`` start the turn themselves if needed; after ``finish``
+    everything returns ``[]``.
     """
 
     def __init__(
@@ -120,6 +96,7 @@ class UIStreamEncoder:
         self._n_text = 0
         self._n_reasoning = 0
         self._started = False
+        self._step_open = False
         self._finished = False
         self._step_has_output = False
         self._content = False
@@ -130,7 +107,11 @@ class UIStreamEncoder:
         return self._finished
 
     def start(self) -> list[Chunk]:
-        """``start`` (messageId, messageMetadata.sessionId when known) and the first ``start-step``."""
+        """``start`` (messageId, messageMetadata.sessionId when known) and the first ``start-step``.
+
+        With ``known_tool_call_ids`` the step opens later, before the first chunk that is not an
+        output for one of those calls.
+        """
         if self._started:
             return []
         self._started = True
@@ -139,6 +120,9 @@ class UIStreamEncoder:
             start["messageId"] = self.message_id
         if self.session_id:
             start["messageMetadata"] = {"sessionId": self.session_id}
+        if self.known_tool_call_ids:
+            return [start]
+        self._step_open = True
         return [start, {"type": "start-step"}]
 
     def encode(self, event: Event) -> list[Chunk]:
@@ -148,9 +132,20 @@ class UIStreamEncoder:
         handler = _HANDLERS.get(type(event))
         if handler is None:
             return []
-        if not self._started:
-            return [*self.start(), *handler(self, event)]
-        return handler(self, event)
+        head = self.start()
+        chunks: list[Chunk] = handler(self, event)
+        if chunks and not self._step_open and not self._resumed_output(event):
+            self._step_open = True
+            head.append({"type": "start-step"})
+        return [*head, *chunks] if head else chunks
+
+    def _resumed_output(self, event: Event) -> bool:
+        """A result for a call the client holds from the history, not re-announced in this turn."""
+        return (
+            isinstance(event, ToolResult)
+            and event.id in self.known_tool_call_ids
+            and event.id not in self.tool_names
+        )
 
     def finish(self, stop_reason: str | None = None, *, error: str | None = None) -> list[Chunk]:
         """Close the turn. ``stop_reason`` beats the agent's ``done``; ``error`` reports a failure.
@@ -162,6 +157,9 @@ class UIStreamEncoder:
         if self._finished:
             return []
         chunks = self.start()
+        if not self._step_open:
+            self._step_open = True
+            chunks.append({"type": "start-step"})
         chunks += self._close_parts()
         if error is not None and not self._errored:
             chunks += error_pair("agent_run_failed", error)
@@ -321,7 +319,8 @@ class UIStreamEncoder:
                 "output": None if output is UNSET else output,
             }
         self._content = True
-        self._step_has_output = True
+        # A resumed call's output precedes the step, so the text after it needs no new step.
+        self._step_has_output = self._step_open
         if event.render is None:
             return [chunk]
         return [chunk, {"type": "data-render", "data": {"toolCallId": call_id, "render": event.render}}]
@@ -363,7 +362,7 @@ class UIStreamEncoder:
 
     def _error(self, event: ErrorEvent) -> list[Chunk]:
         self._errored = True
-        return error_pair(_error_code(event), event.message, event.detail)
+        return error_pair(error_code(event), event.message, event.detail)
 
     def _done(self, event: Done) -> list[Chunk]:
         if event.stop_reason is not None:
