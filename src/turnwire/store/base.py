@@ -116,6 +116,11 @@ class Store(Protocol):
         Everything is checked first: a missing id -> ``NotFoundError``, a message of another task
         -> ``ConflictError``; then nothing is written."""
 
+    async def update_contents(self, task_id: str, updates: Mapping[str, dict[str, Any]]) -> None:
+        """Replace the contents of messages of ``task_id`` in one statement, without reading them
+        first (the recorder's periodic flush of messages it created). Ids that are missing or of
+        another task are left alone; status is kept."""
+
     async def list_messages(
         self,
         task_id: str,

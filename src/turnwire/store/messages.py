@@ -55,23 +55,28 @@ class MessageQueries:
     async def _allocate(
         self, conn: AsyncConnection, task_id: str, n: int, created_at: int | None
     ) -> tuple[int, int]:
-        """Reserve ``n`` sequence numbers and a time base under the task row's lock."""
+        """Reserve ``n`` sequence numbers and a time base under the task row's lock, in one
+        statement (it opens every write transaction, so it is on every write's path)."""
+        span = (n - 1) * MS
+        last = tasks.c.last_created_at
+        if created_at is None:
+            # base = max(now, last + 1 ms); the task's last stamp becomes base + span.
+            now = now_us()
+            new_last = sa.case((last + MS > now, last + MS), else_=now) + span
+        else:
+            new_last = sa.case((last > created_at + span, last), else_=created_at + span)
         row = (
             await conn.execute(
                 sa.update(tasks)
                 .where(tasks.c.id == task_id, _LIVE)
-                .values(next_seq=tasks.c.next_seq + n)
+                .values(next_seq=tasks.c.next_seq + n, last_created_at=new_last)
                 .returning(tasks.c.next_seq, tasks.c.last_created_at)
             )
         ).first()
         if row is None:
             raise NotFoundError(task_id)
-        next_seq, last = row
-        base = created_at if created_at is not None else max(now_us(), last + MS)
-        end = base + (n - 1) * MS
-        if end > last:
-            await conn.execute(sa.update(tasks).where(tasks.c.id == task_id).values(last_created_at=end))
-        return next_seq - n, base
+        next_seq, stamp = row
+        return next_seq - n, created_at if created_at is not None else stamp - span
 
     async def create_messages(
         self,
@@ -205,6 +210,22 @@ class MessageQueries:
             }
             for mid in ids
         ]
+
+    async def update_contents(self, task_id: str, updates: Mapping[str, dict[str, Any]]) -> None:
+        ids = list(updates)
+        if not ids:
+            return
+        now = now_us()
+        stmt = (
+            sa.update(messages)
+            .where(M.id == sa.bindparam("mid"), M.task_id == task_id)
+            .values(
+                content=sa.bindparam("c"),
+                updated_at=sa.case((M.updated_at >= now, M.updated_at + 1), else_=now),
+            )
+        )
+        async with self.db.write() as conn:
+            await conn.execute(stmt, [{"mid": mid, "c": _dumps(updates[mid]).decode()} for mid in ids])
 
     def _where(self, task_id: str, filters: list[MessageFilter] | None) -> list[Any]:
         cond: list[Any] = [M.task_id == task_id]
