@@ -1,12 +1,17 @@
 """Recording turns on their session's task, whichever front door ran them.
 
-``start_session`` finds the task, stores the client's new messages (``conversation.plan_inbound``)
-and gives the history the agent runs on; ``TurnRecorder.record`` wraps a turn's event stream and
-stores its output as TaskMessages while publishing TaskMessageUpdate frames on the task's topic.
+``prepare_session`` (or ``session_on_task``) finds the task and works out which of the client's
+messages are new (``conversation.plan_inbound``); ``TurnRecorder.record`` wraps a turn's event
+stream, stores those new messages and the turn's output as TaskMessages, and publishes
+TaskMessageUpdate frames on the task's topic. ``/invoke``, ``/chat`` and ``message/send`` all go
+through here, so they store and publish a turn identically.
 
-Writes are few: one per streamed message at its start, one per whole message, a flush of the
-open messages' accumulated text at most every ``flush_interval`` seconds, one at each message's end.
-Deltas themselves are never written one by one.
+A streamed turn writes few statements: the inbound messages once, one insert per message at its
+start (or per whole message), the open messages' accumulated content at most every
+``flush_interval`` seconds (one statement for all of them), one update at each message's end.
+Deltas themselves are never written one by one. A batch turn (``batch=True``: the caller answers
+only when the turn is over) writes nothing until the end, then its inbound and output messages in
+one transaction — one insert.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import asyncio
 import copy
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -70,10 +75,16 @@ class Session:
     def task_id(self) -> str:
         return self.task["id"]
 
+    def take_inbound(self) -> list[dict[str, Any]]:
+        """The contents to store for the client's new messages; empty on every later call, so they
+        are written once however often this is called."""
+        new = self.plan.contents()
+        self.plan = InboundPlan()
+        return new
+
     async def commit(self, store: Store) -> list[dict[str, Any]]:
         """Store the client's new messages (one transaction); returns the stored TaskMessages."""
-        new = self.plan.contents()
-        self.plan = InboundPlan()  # written once, however often this is called
+        new = self.take_inbound()
         return await store.create_messages(self.task_id, new, streaming_status=DONE) if new else []
 
 
@@ -87,7 +98,15 @@ async def prepare_session(
     ``from_store=True``: ``messages`` are only the new ones; the agent runs on the stored
     conversation followed by them, which is the history a client sending everything would send.
     """
-    task = await task_for_session(store, session_id)
+    return await session_on_task(
+        store, await task_for_session(store, session_id), messages, from_store=from_store
+    )
+
+
+async def session_on_task(
+    store: Store, task: dict[str, Any], messages: list[Message], *, from_store: bool = False
+) -> Session:
+    """``prepare_session`` for a task already found (``message/send`` names its task directly)."""
     current = await stored_conversation(store, task["id"])
     contents = [r["content"] for r in current]
     history = continue_stored(to_messages(current), messages) if from_store else messages
@@ -116,18 +135,26 @@ def apply_delta(content: dict[str, Any], delta: dict[str, Any]) -> None:
 class _Open:
     __slots__ = ("content", "dirty", "record")
 
-    def __init__(self, record: dict[str, Any], content: dict[str, Any]) -> None:
+    def __init__(self, record: dict[str, Any] | None, content: dict[str, Any]) -> None:
         self.record = record
         self.content = content
         self.dirty = False
 
 
 class TurnRecorder:
-    """Stores one turn's output on ``task_id`` and publishes its TaskMessageUpdate frames.
+    """Stores one turn on ``task_id`` — ``inbound`` contents first, then the turn's output — and
+    publishes its TaskMessageUpdate frames.
 
-    Every message it opens ends ``DONE`` — when the turn ends, pauses or fails, and when the stream
-    is closed or cancelled early (the client went away): the closing writes run to completion even
-    then. ``finals`` collects the finished TaskMessages in order.
+    Streamed (the default): every message is stored as it starts and ends ``DONE`` — when the turn
+    ends, pauses or fails, and when the stream is closed or cancelled early (the client went away):
+    the closing writes run to completion even then. Frames carry their stored parent.
+
+    ``batch=True``: nothing is written while the turn runs; at its end (however it ends) the inbound
+    and output contents are stored ``DONE`` in one transaction, and one ``full`` frame per output
+    message is published with its stored parent. Frames yielded while running carry no parent.
+
+    ``finals`` collects the finished output TaskMessages (streamed: in the order they finished;
+    batch: in the order they started).
     """
 
     def __init__(
@@ -136,15 +163,20 @@ class TurnRecorder:
         task_id: str,
         pubsub: PubSub | None = None,
         *,
+        inbound: Sequence[dict[str, Any]] = (),
+        batch: bool = False,
         flush_interval: float = FLUSH_INTERVAL,
     ) -> None:
         self.store = store
         self.task_id = task_id
         self.pubsub = pubsub
+        self.inbound = list(inbound)
+        self.batch = batch
         self.flush_interval = flush_interval
         self.encoder = TaskUpdateEncoder(task_id)
         self.finals: list[dict[str, Any]] = []
         self._open: dict[int, _Open] = {}
+        self._collected: dict[int, _Open] = {}  # batch: every output message, by index
         self._last_flush = time.monotonic()
 
     async def record(self, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
@@ -155,20 +187,37 @@ class TurnRecorder:
     async def record_frames(
         self, events: AsyncIterator[Event]
     ) -> AsyncIterator[tuple[Event, list[dict[str, Any]]]]:
-        """Like ``record``, with each event's TaskMessageUpdate frames (parents filled in)."""
+        """Like ``record``, with each event's TaskMessageUpdate frames (parents filled in when
+        streamed)."""
         encode = self.encoder.encode
         try:
+            if not self.batch and self.inbound:
+                inbound, self.inbound = self.inbound, []
+                await self.store.create_messages(self.task_id, inbound, streaming_status=DONE)
             async for event in events:
                 frames = encode(event)
-                for frame in frames:
-                    await self._store_frame(frame)
+                if self.batch:
+                    for frame in frames:
+                        self._collect(frame)
+                else:
+                    for frame in frames:
+                        await self._store_frame(frame)
                 yield event, frames
         finally:
             closing = asyncio.get_running_loop().create_task(self._finish(events))
             _closing.add(closing)
             closing.add_done_callback(_closing.discard)
-            # Shielded: a cancelled stream (client gone) must still leave every message DONE.
+            # Shielded: a cancelled stream (client gone) must still leave the turn stored.
             await asyncio.shield(closing)
+
+    def _collect(self, frame: dict[str, Any]) -> None:
+        kind, index = frame["type"], frame["index"]
+        if kind == "delta":
+            entry = self._collected.get(index)
+            if entry is not None:
+                apply_delta(entry.content, frame["delta"])
+        elif kind in ("start", "full"):
+            self._collected[index] = _Open(None, copy.deepcopy(frame["content"]))
 
     async def _store_frame(self, frame: dict[str, Any]) -> None:
         kind, index = frame["type"], frame["index"]
@@ -180,21 +229,18 @@ class TurnRecorder:
                 entry.dirty = True
                 if time.monotonic() - self._last_flush >= self.flush_interval:
                     await self.flush()
-        elif kind == "start":
-            record = (await store.create_messages(task_id, [frame["content"]], streaming_status=IN_PROGRESS))[
-                0
-            ]
+        elif kind in ("start", "full"):
+            status = IN_PROGRESS if kind == "start" else DONE
+            record = (await store.create_messages(task_id, [frame["content"]], streaming_status=status))[0]
             self.encoder.bind(index, record)
             frame["parent_task_message"] = record
-            self._open[index] = _Open(record, copy.deepcopy(frame["content"]))
-        elif kind == "full":
-            record = (await store.create_messages(task_id, [frame["content"]], streaming_status=DONE))[0]
-            self.encoder.bind(index, record)
-            frame["parent_task_message"] = record
-            self.finals.append(record)
+            if kind == "start":
+                self._open[index] = _Open(record, copy.deepcopy(frame["content"]))
+            else:
+                self.finals.append(record)
         elif kind == "done":
             entry = self._open.pop(index, None)
-            if entry is not None:
+            if entry is not None and entry.record is not None:
                 final = await store.update_message(
                     entry.record["id"], task_id=task_id, content=entry.content, streaming_status=DONE
                 )
@@ -205,12 +251,13 @@ class TurnRecorder:
             self.pubsub.publish(task_id, frame)
 
     async def flush(self) -> None:
-        """Write the text accumulated so far in every open message (they stay ``IN_PROGRESS``)."""
+        """Write the content accumulated so far in every open message, in one statement (they stay
+        ``IN_PROGRESS``)."""
         self._last_flush = time.monotonic()
-        updates = {e.record["id"]: e.content for e in self._open.values() if e.dirty}
-        if updates:
-            await self.store.update_messages(self.task_id, updates)
-            for entry in self._open.values():
+        dirty = [e for e in self._open.values() if e.dirty and e.record is not None]
+        if dirty:
+            await self.store.update_contents(self.task_id, {e.record["id"]: e.content for e in dirty})  # type: ignore[index]
+            for entry in dirty:
                 entry.dirty = False
 
     async def _finish(self, events: AsyncIterator[Event]) -> None:
@@ -220,7 +267,12 @@ class TurnRecorder:
                 await aclose()
             except Exception:
                 log.exception("closing a turn's events failed")
+        if self.batch:
+            await self._store_batch()
+            return
         for index, entry in list(self._open.items()):
+            if entry.record is None:
+                continue
             try:
                 final = await self.store.update_message(
                     entry.record["id"], task_id=self.task_id, content=entry.content, streaming_status=DONE
@@ -233,4 +285,26 @@ class TurnRecorder:
             if self.pubsub is not None:
                 self.pubsub.publish(
                     self.task_id, {"type": "done", "index": index, "parent_task_message": final}
+                )
+
+    async def _store_batch(self) -> None:
+        inbound, self.inbound = self.inbound, []
+        indexes = sorted(self._collected)
+        contents = [*inbound, *(self._collected[i].content for i in indexes)]
+        self._collected = {}
+        if not contents:
+            return
+        stored = await self.store.create_messages(self.task_id, contents, streaming_status=DONE)
+        outputs = stored[len(inbound) :]
+        self.finals.extend(outputs)
+        if self.pubsub is not None:
+            for index, record in zip(indexes, outputs, strict=True):
+                self.pubsub.publish(
+                    self.task_id,
+                    {
+                        "type": "full",
+                        "index": index,
+                        "content": record["content"],
+                        "parent_task_message": record,
+                    },
                 )

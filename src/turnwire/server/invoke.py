@@ -1,8 +1,9 @@
 """``POST /invoke`` and ``POST /agents/{name}/invoke``: one turn, batch or streamed, in either format.
 
 The order of checks is fixed so a request is refused before any agent code runs: agent name (404),
-``x-ag-messages-format`` (400), ``Accept`` (406), body size (413), JSON syntax and depth (400),
-envelope shape (422), session id (400), messages (422). Only then does the turn start.
+``x-ag-messages-format`` (400), ``x-ai-sdk-version`` for Vercel (400), ``Accept`` (406), body size
+(413), JSON syntax and depth (400), envelope shape (422), session id (400), messages (422). Only then
+does the turn start.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import re
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 from urllib.parse import unquote
 
 import orjson
@@ -49,6 +50,15 @@ from turnwire.transport import (
 )
 
 _SESSION_ID = re.compile(SESSION_ID_PATTERN)
+AI_SDK_VERSION_HEADER: Final = "x-ai-sdk-version"
+AI_SDK_VERSION_PARAMETER: Final = {
+    "name": AI_SDK_VERSION_HEADER,
+    "in": "header",
+    "required": False,
+    "description": "The AI SDK major a Vercel stream targets: `5`, `6`, `7` or `default` (also `v5`, "
+    "`ai@5.0.100`). Absent or empty = the server's `TURNWIRE_VERCEL_CLIENT_VERSION`.",
+    "schema": {"type": "string"},
+}
 _MESSAGES_LOC = ("body", "data", "inputs", "messages")
 _SSE_CONTENT_TYPE = f"{SSE_MEDIA_TYPE}; charset=utf-8"
 # Streams must reach the client chunk by chunk: no proxy buffering, no caching.
@@ -106,6 +116,7 @@ _OPENAPI_BODY = {
             "description": "Session id when the body has none.",
             "schema": {"type": "string", "pattern": SESSION_ID_PATTERN},
         },
+        AI_SDK_VERSION_PARAMETER,
     ],
 }
 EXTRA_SCHEMAS = (InvokeRequest,)
@@ -168,6 +179,7 @@ async def _run(request: Request, config: InvokeConfig, agent_name: str) -> Respo
         return json_response({"detail": f"Unknown agent: {agent_name}"}, 404)
     headers = request.headers
     fmt = _header(negotiate_format, headers.get("x-ag-messages-format"))
+    version = client_version(headers.get(AI_SDK_VERSION_HEADER), config.settings) if fmt == "vercel" else None
     transport = negotiate_transport(headers.get("accept"))
     settings = config.settings
 
@@ -187,7 +199,7 @@ async def _run(request: Request, config: InvokeConfig, agent_name: str) -> Respo
     out_headers = {"x-ag-version": WIRE_VERSION, "x-ag-session-id": session_id, "x-ag-trace-id": trace_id}
     events: AsyncIterator[Event] = sessions.start(agent_name, agent, ctx)
     if recording is not None:
-        events = recording.record(events)
+        events = recording.record(events, batch=transport is Transport.JSON)
         out_headers[TASK_ID_HEADER] = recording.task_id
 
     if transport is Transport.JSON:
@@ -222,7 +234,7 @@ async def _run(request: Request, config: InvokeConfig, agent_name: str) -> Respo
     out_headers.update(_SSE_HEADERS)
     if fmt == "vercel":
         out_headers.update(vercel.STREAM_HEADERS)
-        encoder = vercel_encoder(raw_messages, messages, session_id, trace_id)
+        encoder = vercel_encoder(raw_messages, messages, session_id, trace_id, version)
         body_iter = vercel_sse(events, encoder, keepalive)
     else:
         body_iter = agenta_sse(events, keepalive)
@@ -232,16 +244,41 @@ async def _run(request: Request, config: InvokeConfig, agent_name: str) -> Respo
 
 
 def vercel_encoder(
-    raw_messages: list[Any], messages: list[Message], session_id: str, trace_id: str
+    raw_messages: list[Any],
+    messages: list[Message],
+    session_id: str,
+    trace_id: str,
+    version: vercel.ClientVersion | None = None,
 ) -> vercel.UIStreamEncoder:
-    """A UI Message Stream encoder for this turn.
+    """A UI Message Stream encoder for this turn, written for ``version`` (``None`` = ``DEFAULT``).
 
     ``messageId`` continues the client's trailing assistant message, else ``msg-<trace id>``; tool
     calls in the history are known, so results for them may be streamed.
     """
     message_id = vercel.continuation_id(raw_messages) or f"msg-{trace_id}"
     known = [b.id for m in messages for b in m.content if isinstance(b, ToolCallBlock) and b.id]
-    return vercel.UIStreamEncoder(message_id, session_id, known_tool_call_ids=known, trace_id=trace_id)
+    return vercel.UIStreamEncoder(
+        message_id,
+        session_id,
+        version or vercel.ClientVersion.DEFAULT,
+        known_tool_call_ids=known,
+        trace_id=trace_id,
+    )
+
+
+def client_version(header: str | None, settings: Settings) -> vercel.ClientVersion:
+    """The AI SDK version a Vercel answer targets: ``x-ai-sdk-version``, else the server setting.
+
+    An absent or blank header means the setting; a value naming no supported version is a 400
+    naming the header (``RequestError``), never a silent fallback.
+    """
+    if header is None or not header.strip():
+        return settings.vercel_client_version
+    try:
+        return vercel.ClientVersion.parse(header)
+    except ValueError as exc:
+        loc = ("header", AI_SDK_VERSION_HEADER)
+        raise RequestError.at(400, str(exc), loc, "invalid_client_version") from None
 
 
 def _header(func: Any, *args: Any) -> Any:

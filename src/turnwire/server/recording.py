@@ -1,4 +1,5 @@
-"""Storing turns from the HTTP front doors (``/invoke``, ``/chat``) on the session's task.
+"""Storing turns from the HTTP front doors (``/invoke``, ``/chat``) on the session's task; the
+Agentex ``message/send`` RPC records through the same ``TurnRecorder``.
 
 The app's store is ``app.state.store`` and its fan-out ``app.state.pubsub``; without a store (a
 router mounted in someone else's app) nothing is recorded and turns run as before.
@@ -53,12 +54,16 @@ class Recording:
     def task_id(self) -> str:
         return self.session.task_id
 
-    async def record(self, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
-        """Store the client's new messages, then ``events`` with their output stored as it passes."""
-        await self.session.commit(self.store)
-        recorder = TurnRecorder(self.store, self.task_id, self.pubsub)
-        async for event in recorder.record(events):
-            yield event
+    def record(self, events: AsyncIterator[Event], *, batch: bool = False) -> AsyncIterator[Event]:
+        """``events``, recorded: the client's new messages and the turn's output are stored.
+
+        ``batch``: the response goes out only after the turn (``Accept: application/json``), so
+        everything is written at the end in one transaction instead of as it streams.
+        """
+        recorder = TurnRecorder(
+            self.store, self.task_id, self.pubsub, inbound=self.session.take_inbound(), batch=batch
+        )
+        return recorder.record(events)
 
 
 async def open_recording(

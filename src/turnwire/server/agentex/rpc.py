@@ -6,7 +6,6 @@ Errors are HTTP 200 with a JSON-RPC ``error`` (-32600 bad request, -32601 unknow
 
 from __future__ import annotations
 
-import copy
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
@@ -16,9 +15,8 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from turnwire.errors import InputError
-from turnwire.formats.agentex import TaskUpdateEncoder, content_to_message, normalize_content
-from turnwire.pubsub import PubSub
-from turnwire.recorder import stored_conversation
+from turnwire.formats.agentex import content_to_message, normalize_content
+from turnwire.recorder import TurnRecorder, session_on_task
 from turnwire.runtime.context import TurnContext
 from turnwire.runtime.runner import run_turn
 from turnwire.server.agentex.body import read_json_value
@@ -28,7 +26,6 @@ from turnwire.store.errors import StoreError
 from turnwire.transport import NDJSON_MEDIA_TYPE
 
 log = logging.getLogger("turnwire.server.agentex")
-HISTORY_LIMIT = 10_000
 
 
 class RpcError(Exception):
@@ -89,14 +86,9 @@ async def handle_rpc(request: Request, store: Store, agent_name: str, agent: Any
                 raise RpcError(-32602, "params.content is required")
             content = normalize_content(params["content"], ("params", "content"))
             task = await _task_of(store, params)
-            run = _drive(store, agent, agent_name, task, content)
-            pubsub = getattr(request.app.state, "pubsub", None)
-            if pubsub is not None:  # watchers of /tasks/{id}/stream see this turn too
-                run = _published(run, pubsub, task["id"])
-            if params.get("stream"):
-                return StreamingResponse(_ndjson(run, rpc_id), media_type=NDJSON_MEDIA_TYPE)
-            finals = [msg async for _, msg in run if msg is not None]
-            return json_response(_reply(rpc_id, finals))
+            return await _send(
+                request, store, agent, task, content, rpc_id, stream=bool(params.get("stream"))
+            )
         raise RpcError(-32601, f"Method not found: {method}")
     except RpcError as exc:
         return json_response(_reply(rpc_id, error={"code": exc.code, "message": str(exc)}))
@@ -107,84 +99,45 @@ async def handle_rpc(request: Request, store: Store, agent_name: str, agent: Any
         return json_response(_reply(rpc_id, error={"code": -32603, "message": f"Internal error: {exc}"}))
 
 
-async def _ndjson(run: AsyncIterator[tuple[dict[str, Any], Any]], rpc_id: Any) -> AsyncIterator[bytes]:
+async def _send(
+    request: Request,
+    store: Store,
+    agent: Any,
+    task: dict[str, Any],
+    content: dict[str, Any],
+    rpc_id: Any,
+    *,
+    stream: bool,
+) -> Response:
+    """Run one turn on ``task`` through the shared recorder, as ``/invoke`` and ``/chat`` do: the
+    new content deduped against the stored conversation, the agent run on the stored history plus
+    it, the output stored and published on the task's topic. Streamed: NDJSON TaskMessageUpdates;
+    else the finished TaskMessages (written in one transaction)."""
+    session = await session_on_task(store, task, [content_to_message(content)], from_store=True)
+    params = dict(task.get("params") or {})
+    ctx = TurnContext(messages=session.history, session_id=task["id"], parameters=params)
+    recorder = TurnRecorder(
+        store,
+        task["id"],
+        getattr(request.app.state, "pubsub", None),
+        inbound=session.take_inbound(),
+        batch=not stream,
+    )
+    run = recorder.record_frames(run_turn(agent, ctx))
+    if stream:
+        return StreamingResponse(_ndjson(run, rpc_id), media_type=NDJSON_MEDIA_TYPE)
+    async for _ in run:
+        pass
+    return json_response(_reply(rpc_id, recorder.finals))
+
+
+async def _ndjson(run: AsyncIterator[tuple[Any, list[dict[str, Any]]]], rpc_id: Any) -> AsyncIterator[bytes]:
     try:
-        async for frame, _ in run:
-            yield orjson.dumps(_reply(rpc_id, frame)) + b"\n"
+        async for _, frames in run:
+            for frame in frames:
+                yield orjson.dumps(_reply(rpc_id, frame)) + b"\n"
     except Exception as exc:
         log.exception("message/send stream failed", exc_info=exc)
         yield (
             orjson.dumps(_reply(rpc_id, error={"code": -32603, "message": f"Internal error: {exc}"})) + b"\n"
         )
-
-
-async def _published(
-    run: AsyncIterator[tuple[dict[str, Any], Any]], pubsub: PubSub, task_id: str
-) -> AsyncIterator[tuple[dict[str, Any], Any]]:
-    async for frame, final in run:
-        pubsub.publish(task_id, frame)
-        yield frame, final
-
-
-def _apply(content: dict[str, Any], delta: dict[str, Any]) -> None:
-    kind = delta.get("type")
-    if kind == "text":
-        content["content"] += delta.get("text_delta") or ""
-    elif kind in ("reasoning_content", "reasoning_summary"):
-        field, index_key, text_key = (
-            ("content", "content_index", "content_delta")
-            if kind == "reasoning_content"
-            else ("summary", "summary_index", "summary_delta")
-        )
-        parts = content.get(field) or []
-        index = delta.get(index_key) or 0
-        while len(parts) <= index:
-            parts.append("")
-        parts[index] += delta.get(text_key) or ""
-        content[field] = parts
-
-
-async def _drive(
-    store: Store, agent: Any, agent_name: str, task: dict[str, Any], user_content: dict[str, Any]
-) -> AsyncIterator[tuple[dict[str, Any], dict[str, Any] | None]]:
-    """Store the user content, run the agent, store its output as it streams.
-
-    Yields each TaskMessageUpdate frame with the finished TaskMessage when the frame finishes one.
-    A streamed message is created ``IN_PROGRESS`` at its start and set ``DONE`` at its end; one
-    left open when the run stops is closed with what it received.
-    """
-    task_id = task["id"]
-    await store.create_messages(task_id, [user_content], streaming_status="DONE")
-    stored = await stored_conversation(store, task_id)  # rewinds applied, as every front door
-    history = [content_to_message(m["content"], m["id"]) for m in stored]
-    ctx = TurnContext(messages=history, session_id=task_id, parameters=dict(task.get("params") or {}))
-    encoder = TaskUpdateEncoder(task_id)
-    open_msgs: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
-    try:
-        async for event in run_turn(agent, ctx):
-            for frame in encoder.encode(event):
-                index, kind, final = frame["index"], frame["type"], None
-                if kind in ("start", "full"):
-                    status = "IN_PROGRESS" if kind == "start" else "DONE"
-                    msg = (await store.create_messages(task_id, [frame["content"]], streaming_status=status))[
-                        0
-                    ]
-                    encoder.bind(index, msg)
-                    frame["parent_task_message"] = msg
-                    if kind == "start":
-                        open_msgs[index] = (msg, copy.deepcopy(frame["content"]))
-                    else:
-                        final = msg
-                elif kind == "delta" and index in open_msgs:
-                    _apply(open_msgs[index][1], frame["delta"])
-                elif kind == "done" and index in open_msgs:
-                    msg, content = open_msgs.pop(index)
-                    final = await store.update_message(
-                        msg["id"], task_id=task_id, content=content, streaming_status="DONE"
-                    )
-                    encoder.bind(index, final)
-                    frame["parent_task_message"] = final
-                yield frame, final
-    finally:
-        for msg, content in open_msgs.values():
-            await store.update_message(msg["id"], task_id=task_id, content=content, streaming_status="DONE")
