@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from importlib import resources
 from pathlib import Path
@@ -93,6 +94,13 @@ def serve(
     keepalive: Annotated[
         float | None, typer.Option(help="Seconds of stream silence before an SSE keepalive; 0 = off.")
     ] = None,
+    vercel_client_version: Annotated[
+        str | None,
+        typer.Option(
+            "--vercel-client-version",
+            help="AI SDK major Vercel streams target: 5, 6, 7 or default; x-ai-sdk-version overrides it.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the invoke API (and everything else turnwire serves) over HTTP until Ctrl-C."""
     from turnwire.agents import AgentLoadError
@@ -105,6 +113,16 @@ def serve(
     except AgentLoadError as exc:
         typer.echo(f"turnwire serve: {exc}", err=True)
         raise typer.Exit(2) from None
+    if vercel_client_version is not None:
+        from turnwire.formats.vercel import ClientVersion
+
+        try:
+            ClientVersion.parse(vercel_client_version)
+        except ValueError as exc:
+            typer.echo(f"turnwire serve: --vercel-client-version: {exc}", err=True)
+            raise typer.Exit(2) from None
+        # Settings are read from TURNWIRE_* at start-up; the option wins over an inherited value.
+        os.environ["TURNWIRE_VERCEL_CLIENT_VERSION"] = vercel_client_version
     if default_agent not in names:
         typer.echo(
             f"turnwire serve: --default-agent {default_agent!r} is not one of: {', '.join(names)}", err=True

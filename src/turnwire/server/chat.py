@@ -23,7 +23,12 @@ from turnwire.model import Event, Message, ToolCallBlock
 from turnwire.runtime import TurnContext
 from turnwire.server.body import decode_json, read_body
 from turnwire.server.errors import RequestError, error_response, json_response
-from turnwire.server.invoke import InvokeConfig
+from turnwire.server.invoke import (
+    AI_SDK_VERSION_HEADER,
+    AI_SDK_VERSION_PARAMETER,
+    InvokeConfig,
+    client_version,
+)
 from turnwire.server.models import SESSION_ID_PATTERN, WIRE_VERSION, MessageBody, ValidationErrorBody
 from turnwire.server.recording import TASK_ID_HEADER, open_recording, wants_stored_history
 from turnwire.server.sessions import check_approvals
@@ -41,13 +46,14 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
         "description": "The turn as a UI Message Stream (SSE, ending with `data: [DONE]`).",
         "content": {SSE_MEDIA_TYPE: {"schema": {"type": "string"}}},
     },
-    400: {"model": ValidationErrorBody, "description": "Malformed JSON or chat id"},
+    400: {"model": ValidationErrorBody, "description": "Malformed JSON, chat id or x-ai-sdk-version"},
     404: {"model": MessageBody, "description": "Unknown agent"},
     409: {"model": ValidationErrorBody, "description": "An approval the server did not issue"},
     413: {"model": ValidationErrorBody, "description": "Body larger than the limit"},
     422: {"model": ValidationErrorBody, "description": "Body or messages of the wrong shape"},
 }
 _OPENAPI_BODY = {
+    "parameters": [AI_SDK_VERSION_PARAMETER],
     "requestBody": {
         "required": True,
         "content": {
@@ -65,7 +71,7 @@ _OPENAPI_BODY = {
                 }
             }
         },
-    }
+    },
 }
 
 
@@ -96,6 +102,7 @@ async def _run(request: Request, config: InvokeConfig, agent_name: str) -> Respo
     if agent is None:
         return json_response({"detail": f"Unknown agent: {agent_name}"}, 404)
     settings = config.settings
+    version = client_version(request.headers.get(AI_SDK_VERSION_HEADER), settings)
     raw = await read_body(request, settings.max_body_bytes)
     try:
         body = decode_json(raw, settings.max_json_depth)
@@ -132,7 +139,7 @@ async def _run(request: Request, config: InvokeConfig, agent_name: str) -> Respo
         events = recording.record(events)
     known = [b.id for m in messages for b in m.content if isinstance(b, ToolCallBlock) and b.id]
     encoder = vercel.UIStreamEncoder(
-        message_id or f"msg-{trace_id}", session_id, known_tool_call_ids=known, trace_id=trace_id
+        message_id or f"msg-{trace_id}", session_id, version, known_tool_call_ids=known, trace_id=trace_id
     )
     headers = {
         "x-ag-version": WIRE_VERSION,

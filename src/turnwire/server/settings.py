@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from turnwire.formats.vercel import ClientVersion
 
 ENV_PREFIX = "TURNWIRE_"
 DEFAULT_KEEPALIVE_SECONDS = 15.0
@@ -35,6 +37,19 @@ class Settings(BaseModel):
     """Seconds an agent parked for the next user message stays warm."""
     session_waiting_ttl: float = 600.0
     """Seconds an agent parked on an approval or a client tool stays warm."""
+
+    vercel_client_version: ClientVersion = ClientVersion.DEFAULT
+    """The AI SDK major (``5``, ``6``, ``7`` or ``default``) Vercel streams target unless a request
+    names its own in ``x-ai-sdk-version``; ``5`` sends approvals as data parts that ai 5 accepts."""
+
+    @field_validator("vercel_client_version", mode="before")
+    @classmethod
+    def _client_version(cls, value: object) -> ClientVersion:
+        if isinstance(value, ClientVersion):
+            return value
+        if not isinstance(value, str | int) or isinstance(value, bool):
+            raise ValueError("expected 5, 6, 7 or default")
+        return ClientVersion.parse(value)
 
     @property
     def keepalive_interval(self) -> float | None:

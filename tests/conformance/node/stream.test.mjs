@@ -2,12 +2,16 @@
 // strict-schema v5 / v6 releases under the aliases ai-v5 / ai-v6).
 //
 // Input: TURNWIRE_VERCEL_CORPUS = a directory written by tests/conformance/test_vercel_node.py:
-//   expectations.json  {lanes: [{setting, package, skipApproval}], scenarios: {...}, histories: {...}}
+//   expectations.json  {lanes: [{setting, package, skipApproval, target?}], scenarios: {...}, histories: {...}}
 //   <setting>/<scenario>.sse   the SSE body turnwire produced for that client-version setting
 //   messages/<history>.json    UIMessages rendered by turnwire.formats.vercel.render_messages
 //
-// Live hook: with SERVER_URL set, a scenario that has a `request` body is POSTed to
-// `${SERVER_URL}` (vercel format, SSE) and its response body is checked instead of the file.
+// Live mode (tests/conformance/test_vercel_live_node.py): with SERVER_URL set, a scenario that has a
+// `request` body is POSTed to `${SERVER_URL}/invoke` (vercel format, SSE, `x-ai-sdk-version: <setting>`
+// unless the setting is "default"; `target` names the version the server answers for when it differs)
+// and its response body is checked instead of a file. A scenario with `continuation: {request,
+// approved}` first POSTs `request`, assembles the paused message with the lane's package, answers
+// its approval with the id the server sent, and checks the stream of the resend.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -24,24 +28,66 @@ const PACKAGES = {
 };
 const spec = JSON.parse(await readFile(path.join(CORPUS, 'expectations.json'), 'utf8'));
 
-async function streamBody(setting, name, scenario) {
-  if (SERVER_URL && scenario.request) {
-    const res = await fetch(SERVER_URL, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'text/event-stream',
-        'x-ag-messages-format': 'vercel',
-        ...(setting === 'default' ? {} : { 'x-ai-sdk-version': setting }),
-      },
-      body: JSON.stringify(scenario.request),
-      signal: AbortSignal.timeout(10_000),
-    });
-    assert.equal(res.status, 200, await res.clone().text());
-    assert.equal(res.headers.get('x-vercel-ai-ui-message-stream'), 'v1');
-    return new Uint8Array(await res.arrayBuffer());
+function sessionId(lane, name) {
+  return `live-${lane.package}-${lane.setting}-${name}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+async function post(lane, body) {
+  const res = await fetch(`${SERVER_URL}/invoke`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      'x-ag-messages-format': 'vercel',
+      ...(lane.setting === 'default' ? {} : { 'x-ai-sdk-version': lane.setting }),
+    },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  assert.equal(res.status, 200, await res.clone().text());
+  assert.equal(res.headers.get('x-vercel-ai-ui-message-stream'), 'v1');
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+// The paused assistant message as the lane's client holds it, and the resend that answers its
+// approval: v6/v7 move the tool part to `approval-responded` (addToolApprovalResponse); ai 5 has no
+// approval states, so its resend adds a `tool-approval-response` part naming the data-interaction id.
+async function answerApproval(ai, v5, firstBytes, approved) {
+  const { chunks, failures } = await parseChunks(ai, firstBytes);
+  assert.deepEqual(failures, [], `first turn: uiMessageChunkSchema rejected chunks:\n${failures.join('\n')}`);
+  const { message: paused, errors } = await assemble(ai, chunks);
+  assert.deepEqual(errors, [], 'first turn: errors while assembling');
+  const resend = structuredClone(paused);
+  if (v5) {
+    const gate = paused.parts.find((p) => p.type === 'data-interaction' && p.data?.kind === 'user_approval');
+    assert.ok(gate, `first turn has no approval data part: ${JSON.stringify(paused)}`);
+    const toolCallId = gate.data.payload.toolCallId;
+    resend.parts.push({ type: 'tool-approval-response', approvalId: gate.id, toolCallId, approved });
+    return { history: paused, resend };
   }
-  return new Uint8Array(await readFile(path.join(CORPUS, setting, `${name}.sse`)));
+  const part = Object.values(toolParts(resend)).find((p) => p.state === 'approval-requested');
+  assert.ok(part, `first turn has no approval-requested tool part: ${JSON.stringify(paused)}`);
+  part.state = 'approval-responded';
+  part.approval = { ...part.approval, approved };
+  return { history: resend, resend };
+}
+
+// The body to check and the assistant message the client already holds (a continuation's history).
+async function streamBody(lane, name, scenario, ai, v5) {
+  if (SERVER_URL && scenario.continuation) {
+    const { request, approved } = scenario.continuation;
+    const body = { ...structuredClone(request), session_id: sessionId(lane, name) };
+    const { history, resend } = await answerApproval(ai, v5, await post(lane, body), approved);
+    body.data.inputs.messages.push(resend);
+    return { bytes: await post(lane, body), history };
+  }
+  if (SERVER_URL && scenario.request) {
+    const body = { ...structuredClone(scenario.request), session_id: sessionId(lane, name) };
+    return { bytes: await post(lane, body), history: undefined };
+  }
+  const history = v5 ? (scenario.historyV5 ?? scenario.history) : scenario.history;
+  const bytes = new Uint8Array(await readFile(path.join(CORPUS, lane.setting, `${name}.sse`)));
+  return { bytes, history };
 }
 
 // Deliver the body in small pieces so frames straddle reads, as they do on a real socket.
@@ -157,28 +203,37 @@ function checkMessage(message, expect, { v5 }) {
   if (expect.messageId !== undefined) assert.equal(message.id, expect.messageId, 'message id');
 }
 
+function checkChunks(chunks, expect, { v5 }) {
+  const leading = (v5 && expect.leadingTypesV5) || expect.leadingTypes;
+  if (leading) assert.deepEqual(chunks.slice(0, leading.length).map((c) => c.type), leading, 'leading chunks');
+  for (const type of expect.absentTypes ?? []) {
+    assert.ok(!chunks.some((c) => c.type === type), `a ${type} chunk was sent`);
+  }
+}
+
 for (const lane of spec.lanes) {
   const ai = PACKAGES[lane.package];
-  const v5 = lane.setting === '5';
+  const v5 = (lane.target ?? lane.setting) === '5';
   for (const [name, scenario] of Object.entries(spec.scenarios)) {
     if (lane.skipApproval && scenario.approval) continue;
     test(`${lane.package} reads the ${lane.setting} stream of "${name}"`, async () => {
-      const bytes = await streamBody(lane.setting, name, scenario);
+      const { bytes, history } = await streamBody(lane, name, scenario, ai, v5);
       const body = new TextDecoder().decode(bytes);
       assert.ok(body.endsWith('data: [DONE]\n\n'), 'body ends with data: [DONE]');
       const { chunks, failures } = await parseChunks(ai, bytes);
       assert.deepEqual(failures, [], `uiMessageChunkSchema rejected chunks:\n${failures.join('\n')}`);
-      const history = v5 ? (scenario.historyV5 ?? scenario.history) : scenario.history;
       const known = history ? history.parts.filter((p) => p.toolCallId).map((p) => p.toolCallId) : [];
       assert.deepEqual(lint(chunks, known), [], 'chunk lint');
       const finish = chunks.at(-1);
       const expect = scenario.expect;
+      checkChunks(chunks, expect, { v5 });
       const wantReason = (v5 && expect.finishReasonV5) || expect.finishReason;
       assert.equal(finish.finishReason, wantReason ?? undefined, 'finishReason');
       const { message, errors } = await assemble(ai, chunks, history);
       assert.deepEqual(errors, expect.errors ?? [], 'errors reported while assembling');
       assert.ok(message, 'an assistant message was assembled');
       checkMessage(message, expect, { v5 });
+      if (expect.continuesHistory) assert.equal(message.id, history.id, 'the reply continues the paused message');
       const user = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hi' }] };
       // readUIMessageStream of ai 5/6 emits no snapshot for a bare step-start, so a turn without
       // output leaves an empty message there, which their validateUIMessages refuses.
