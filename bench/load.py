@@ -1,8 +1,9 @@
 """Workload 4: N concurrent SSE streams of ``count to <n>`` against turnwire and a bare Starlette floor.
 
 Each server runs alone in its own uvicorn process on 127.0.0.1 (same uvicorn defaults, access log
-on for both), one at a time: turnwire (``turnwire serve``, the demo agent plus the bench agent
-``fast=count_agent:fast_count``), then ``floor_app`` emitting the same bytes. For each concurrency
+on for all), one at a time: ``turnwire serve`` as shipped (the demo agent plus the bench agent
+``fast=count_agent:fast_count``), the same routes without a store (``stream_app``), then
+``floor_app`` emitting the same bytes. For each concurrency
 level the asyncio load generator (aiohttp) opens N streams at once and records time to first byte,
 the arrival time of every frame, errors (non-200, exceptions, a stream that is not exactly
 ``3n + 2`` frames ending in ``done``), and the server's CPU time and RSS from ``/proc``.
@@ -79,14 +80,15 @@ def proc_rss_mb(pid: int) -> float:
 def server(kind: str, workdir: str) -> Iterator[tuple[str, int]]:
     """Start ``kind`` on a free loopback port; yield (base URL, pid).
 
-    ``turnwire``: ``turnwire serve`` (records every turn in its SQLite store); ``turnwire-nostore``:
-    ``stream_app`` (the same routes, no store); ``floor``: ``floor_app``.
+    ``turnwire``: ``turnwire serve`` as shipped (records every turn in its SQLite store, keepalive
+    15 s); ``turnwire-nostore``: ``stream_app`` (the same routes, no store, keepalive off: the
+    streaming core alone); ``floor``: ``floor_app``.
     """
     port = free_port()
     bindir = Path(sys.executable).parent
     if kind == "turnwire":
         cmd = [str(bindir / "turnwire"), "serve", "--host", "127.0.0.1", "--port", str(port)]
-        cmd += ["--agent", "fast=count_agent:fast_count", "--keepalive", "0"]
+        cmd += ["--agent", "fast=count_agent:fast_count"]  # defaults otherwise, keepalive 15 s included
     else:
         module = "floor_app:app" if kind == "floor" else "stream_app:app"
         cmd = [sys.executable, "-m", "uvicorn", module, "--app-dir", str(BENCH)]
@@ -139,6 +141,11 @@ async def one_stream(http: aiohttp.ClientSession, url: str, payload: bytes, n: i
 
 HEADERS = {"accept": "text/event-stream", "content-type": "application/json"}
 SERVERS = ("turnwire", "turnwire-nostore", "floor")
+LABELS = {
+    "turnwire": "turnwire serve (stores turns)",
+    "turnwire-nostore": "turnwire routes, no store",
+    "floor": "bare Starlette floor",
+}
 EXPECTED = [
     *(
         f'data: {{"type":"{kind}","data":{{"id":"msg_1_{i}"{delta}}}}}'.encode()
@@ -249,13 +256,14 @@ def plot(levels: list[Level], out_dir: Path) -> None:
                 ]
                 if pts:
                     xs, ys = zip(*pts, strict=True)
-                    ax.plot(xs, ys, style, label=f"{server_name} {variant}")
+                    ax.plot(xs, ys, style, label=f"{LABELS[server_name]}, {variant}")
         ax.set_xscale("log")
+        ax.set_yscale("log")  # turnwire serve's stored turns sit two decades below the others
         ax.set_xlabel("concurrent SSE streams")
         ax.set_ylabel(label)
         ax.set_title(f"Workload 4: {label} vs concurrency")
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend()
+        ax.legend(fontsize=8)
         fig.tight_layout()
         fig.savefig(out_dir / fname, dpi=110)
         plt.close(fig)
