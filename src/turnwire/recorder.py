@@ -231,7 +231,11 @@ class TurnRecorder:
                     await self.flush()
         elif kind in ("start", "full"):
             status = IN_PROGRESS if kind == "start" else DONE
-            record = (await store.create_messages(task_id, [frame["content"]], streaming_status=status))[0]
+            record = (
+                await store.create_messages(
+                    task_id, [frame["content"]], streaming_status=status, owned=kind == "start"
+                )
+            )[0]
             self.encoder.bind(index, record)
             frame["parent_task_message"] = record
             if kind == "start":

@@ -44,7 +44,7 @@ async def test_open_applies_each_migration_once(store: SqlStore, db_url: str) ->
     await again.open()
     await again.close()
     rows = (await execute(db_url, "SELECT version FROM schema_migrations"))[0]
-    assert rows == [(1,), (2,)]
+    assert rows == [(1,), (2,), (3,)]
 
 
 async def test_batch_gets_consecutive_sequence_and_millisecond_stagger(store: SqlStore, db_url: str) -> None:

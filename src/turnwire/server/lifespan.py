@@ -11,7 +11,7 @@ from pathlib import Path
 from fastapi import FastAPI
 
 from turnwire.store import SqlStore
-from turnwire.store.recovery import recover_interrupted
+from turnwire.store.writers import DEFAULT_LEASE_SECONDS, WriterLease
 
 log = logging.getLogger("turnwire.server")
 
@@ -27,23 +27,29 @@ def default_db_url() -> str:
 
 @contextlib.asynccontextmanager
 async def store_lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Open ``settings.db_url`` (else ``default_db_url()``) as ``app.state.store``, close messages a
-    killed process left streaming, and close the store on shutdown. A store the app was given
-    (``app.state.store`` already set) is used as it is and left open."""
-    if getattr(app.state, "store", None) is not None:
-        yield
-        return
+    """Open ``settings.db_url`` (else ``default_db_url()``) as ``app.state.store`` under a writer
+    lease (``store.writers``): messages that dead server processes left streaming are closed, now
+    and while the app runs, and this process's own live streams are safe from its peers. The store
+    is closed on shutdown. A store the app was given (``app.state.store`` already set) is used as it
+    is and left open."""
     settings = getattr(app.state, "settings", None)
-    url = getattr(settings, "db_url", None) or default_db_url()
-    store = SqlStore(url)
-    await store.open()
-    recovered = await recover_interrupted(store)
-    if recovered:
-        count = sum(len(ids) for ids in recovered.values())
-        log.warning("marked %d message(s) left streaming by a stopped server as interrupted", count)
-    app.state.store = store
-    try:
-        yield
-    finally:
-        app.state.store = None
-        await store.close()
+    async with contextlib.AsyncExitStack() as stack:
+        if getattr(app.state, "store", None) is not None:
+            yield
+            return
+        url = getattr(settings, "db_url", None) or default_db_url()
+        store = SqlStore(url)
+        await store.open()
+        stack.push_async_callback(store.close)
+        lease_seconds = getattr(settings, "writer_lease_seconds", None) or DEFAULT_LEASE_SECONDS
+        lease = WriterLease(store, lease_seconds=lease_seconds)
+        recovered = await lease.start()
+        stack.push_async_callback(lease.stop)
+        if recovered:
+            count = sum(len(ids) for ids in recovered.values())
+            log.warning("marked %d message(s) left streaming by a stopped server as interrupted", count)
+        app.state.store = store
+        try:
+            yield
+        finally:
+            app.state.store = None

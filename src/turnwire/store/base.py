@@ -82,8 +82,12 @@ class Store(Protocol):
         created_at: int | None = None,
         streaming_status: str | None = None,
         idempotency: Idempotency | None = None,
+        owned: bool = False,
     ) -> list[dict[str, Any]]:
         """Append normalised contents in order, in one transaction: all stored or none.
+
+        ``owned``: the messages belong to this server process's writer lease (the recorder's
+        streamed messages); if the process dies while they are ``IN_PROGRESS`` they are repaired.
 
         Message *i* gets ``created_at = base + i ms``; ``base`` is the caller's time, else
         ``max(now, last server time of the task + 1 ms)`` so server-stamped order equals arrival

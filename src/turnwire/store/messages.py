@@ -27,10 +27,10 @@ ORDER_COLUMNS = {"created_at": M.created_at, "updated_at": M.updated_at, "id": M
 _LIVE = tasks.c.status != "DELETED"
 # The batch insert bypasses SQLAlchemy's parameter processing (the per-row cost of a 1,000-row
 # batch); both drivers take positional tuples straight into their executemany.
-_COLUMNS = "id, task_id, seq, content, streaming_status, created_at, updated_at"
+_COLUMNS = "id, task_id, seq, content, streaming_status, created_at, updated_at, writer_id"
 _INSERT_SQL = {
-    "sqlite": f"INSERT INTO messages ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    "postgresql": f"INSERT INTO messages ({_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    "sqlite": f"INSERT INTO messages ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    "postgresql": f"INSERT INTO messages ({_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
 }
 _SELECT = sa.select(M.id, M.task_id, M.content, M.streaming_status, M.created_at, M.updated_at, M.seq)
 
@@ -48,6 +48,7 @@ def _record(row: Any) -> dict[str, Any]:
 
 class MessageQueries:
     db: Database
+    writer_id: str | None
 
     async def _idempotent(self, scope: str, idem: Idempotency | None, work: Any) -> Any:
         raise NotImplementedError  # provided by SqlStore
@@ -86,10 +87,13 @@ class MessageQueries:
         created_at: int | None = None,
         streaming_status: str | None = None,
         idempotency: Idempotency | None = None,
+        owned: bool = False,
     ) -> list[dict[str, Any]]:
         if not contents:
             await self.get_task(task_id)  # type: ignore[attr-defined]
             return []
+
+        writer = self.writer_id if owned else None
 
         async def work(conn: AsyncConnection) -> list[dict[str, Any]]:
             n = len(contents)
@@ -97,7 +101,9 @@ class MessageQueries:
             rows, out = [], []
             for i, content in enumerate(contents):
                 mid, ts = new_id(), base + i * MS
-                rows.append((mid, task_id, seq + i, _dumps(content).decode(), streaming_status, ts, ts))
+                rows.append(
+                    (mid, task_id, seq + i, _dumps(content).decode(), streaming_status, ts, ts, writer)
+                )
                 iso = to_iso(ts)
                 out.append(
                     {

@@ -1,12 +1,14 @@
-"""Closing what a dead process left streaming: run at server start, before any turn.
+"""Closing what a dead process left streaming (``store.writers`` decides which process is dead).
 
-Every message still ``IN_PROGRESS`` becomes ``DONE`` with its content as last flushed, and its
+Each such message still ``IN_PROGRESS`` becomes ``DONE`` with its content as last flushed, and its
 task gets one ``{"type": "turnwire.interrupted", "message_ids": [...]}`` data message right after,
 in the same transaction — so a reader can tell which messages were cut off, and the official
 client reads them like any other message.
 """
 
 from __future__ import annotations
+
+from collections.abc import Collection
 
 import orjson
 import sqlalchemy as sa
@@ -19,14 +21,21 @@ from turnwire.store.sql import SqlStore
 M = messages.c
 
 
-async def recover_interrupted(store: SqlStore, *, older_than_us: int | None = None) -> dict[str, list[str]]:
-    """Mark every ``IN_PROGRESS`` message as interrupted; returns task id -> message ids.
+async def recover_interrupted(
+    store: SqlStore, *, older_than_us: int | None = None, writers: Collection[str] | None = None
+) -> dict[str, list[str]]:
+    """Mark ``IN_PROGRESS`` messages as interrupted; returns task id -> message ids.
 
-    ``older_than_us``: only messages last written before this time (µs since the epoch), so that
-    with several workers on one database a starting worker leaves its peers' live streams alone.
-    ``None`` takes them all (one server process: nothing else can be streaming).
+    ``writers``: only messages owned by these writer ids (the dead ones: see
+    ``store.writers.repair_dead_writers``, which the server runs). ``older_than_us``: only messages
+    last written before this time (µs since the epoch). Neither: every open message, whoever
+    streams it — only right when nothing else can be writing to the database.
     """
     cond = [M.streaming_status == "IN_PROGRESS"]
+    if writers is not None:
+        if not writers:
+            return {}
+        cond.append(M.writer_id.in_(list(writers)))
     if older_than_us is not None:
         cond.append(M.updated_at < older_than_us)
     async with store.db.read() as conn:

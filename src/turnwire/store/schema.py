@@ -40,6 +40,8 @@ messages = sa.Table(
     sa.Column("streaming_status", sa.String(16)),
     sa.Column("created_at", sa.BigInteger, nullable=False),
     sa.Column("updated_at", sa.BigInteger, nullable=False),
+    # The server process streaming the message (``writers.id``); NULL when no lease owns it.
+    sa.Column("writer_id", sa.String(64)),
     sa.UniqueConstraint("task_id", "seq", name="uq_messages_task_seq"),
 )
 
@@ -51,6 +53,19 @@ idempotency_keys = sa.Table(
     sa.Column("fingerprint", sa.String(64), nullable=False),
     sa.Column("response", sa.Text),
     sa.Column("created_at", sa.BigInteger, nullable=False),
+)
+
+# Server processes that stream into the store, each holding a lease it renews while alive. In its
+# own MetaData: migration 1 creates ``metadata`` as it is today, and this table belongs to step 3.
+writers_metadata = sa.MetaData()
+writers = sa.Table(
+    "writers",
+    writers_metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("host", sa.Text, nullable=False),  # hostname/boot id/pid namespace: where pid means something
+    sa.Column("pid", sa.Integer, nullable=False),
+    sa.Column("started_at", sa.BigInteger, nullable=False),
+    sa.Column("lease_until", sa.BigInteger, nullable=False),
 )
 
 schema_migrations = sa.Table(
@@ -78,9 +93,25 @@ async def _v2_order_index(conn: AsyncConnection) -> None:
     )
 
 
+async def _v3_writers(conn: AsyncConnection) -> None:
+    # A database created by step 1 after this column joined ``messages`` already has it.
+    columns = await conn.run_sync(lambda c: {col["name"] for col in sa.inspect(c).get_columns("messages")})
+    if "writer_id" not in columns:
+        await conn.execute(sa.text("ALTER TABLE messages ADD COLUMN writer_id VARCHAR(64)"))
+    await conn.run_sync(writers_metadata.create_all)
+    # Crash repair looks for open messages by writer: a partial index keeps that cheap.
+    await conn.execute(
+        sa.text(
+            "CREATE INDEX ix_messages_open_by_writer ON messages (writer_id) "
+            "WHERE streaming_status = 'IN_PROGRESS'"
+        )
+    )
+
+
 MIGRATIONS: Final[list[tuple[int, str, Callable[[AsyncConnection], Awaitable[None]]]]] = [
     (1, "tasks, messages, idempotency keys", _v1_initial),
     (2, "messages index in listing order", _v2_order_index),
+    (3, "writer leases; messages remember their writer", _v3_writers),
 ]
 
 

@@ -28,6 +28,9 @@ class SqlStore(TaskQueries, MessageQueries):
 
     def __init__(self, url: str = "sqlite:///turnwire.db", *, pool_size: int = 10) -> None:
         self.db = Database(url, pool_size=pool_size)
+        self.writer_id: str | None = None
+        """Set while a ``WriterLease`` runs: messages created with ``owned=True`` carry it, so crash
+        repair knows whose they are."""
 
     @property
     def dialect(self) -> str:

@@ -23,3 +23,14 @@ async def slow(ctx: TurnContext) -> AsyncIterator[Event]:
         yield MessageDelta(id="m1", delta=word(i))
         await asyncio.sleep(INTERVAL)
     yield MessageEnd(id="m1")
+
+
+async def long(ctx: TurnContext) -> AsyncIterator[Event]:
+    """Like ``slow``, with as many words as the user's message says (``"1500"`` -> 15 s)."""
+    text = ctx.last_user_text().strip()
+    words = int(text) if text.isdigit() else WORDS
+    yield MessageStart(id="m1")
+    for i in range(words):
+        yield MessageDelta(id="m1", delta=word(i))
+        await asyncio.sleep(INTERVAL)
+    yield MessageEnd(id="m1")

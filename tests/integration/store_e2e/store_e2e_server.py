@@ -19,11 +19,15 @@ HERE = Path(__file__).parent
 
 
 @contextlib.contextmanager
-def turnwire_process(db_url: str, home: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """Start ``turnwire serve --db db_url`` (demo + ``slow`` agents); yield (base URL, process)."""
+def turnwire_process(
+    db_url: str, home: Path, *extra_args: str, env: dict[str, str] | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """Start ``turnwire serve --db db_url`` (demo, ``slow`` and ``long`` agents, then
+    ``extra_args``; ``env`` added to the environment); yield (base URL, process)."""
     port = free_port()
     env = {
         **os.environ,
+        **(env or {}),
         "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
         "TURNWIRE_APPROVAL_SECRET_FILE": str(home / "secret"),
         "XDG_DATA_HOME": str(home),
@@ -41,6 +45,9 @@ def turnwire_process(db_url: str, home: Path) -> Iterator[tuple[str, subprocess.
         "0",
         "--agent",
         "slow=store_e2e_agents:slow",
+        "--agent",
+        "long=store_e2e_agents:long",
+        *extra_args,
     ]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
