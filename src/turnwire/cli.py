@@ -101,6 +101,12 @@ def serve(
             help="AI SDK major Vercel streams target: 5, 6, 7 or default; x-ai-sdk-version overrides it.",
         ),
     ] = None,
+    redis: Annotated[
+        str | None,
+        typer.Option(
+            "--redis", help="Redis URL for live task updates shared by several workers (default: in-process)."
+        ),
+    ] = None,
 ) -> None:
     """Serve the invoke API (and everything else turnwire serves) over HTTP until Ctrl-C."""
     from turnwire.agents import AgentLoadError
@@ -123,6 +129,8 @@ def serve(
             raise typer.Exit(2) from None
         # Settings are read from TURNWIRE_* at start-up; the option wins over an inherited value.
         os.environ["TURNWIRE_VERCEL_CLIENT_VERSION"] = vercel_client_version
+    if redis is not None:
+        os.environ["TURNWIRE_REDIS_URL"] = redis  # read by Settings.from_env, like the option above
     if default_agent not in names:
         typer.echo(
             f"turnwire serve: --default-agent {default_agent!r} is not one of: {', '.join(names)}", err=True

@@ -1,7 +1,7 @@
 """Fan-out of live task updates: every turn publishes its frames on the task's topic.
 
-``PubSub`` is the interface the server uses; ``LocalPubSub`` serves one process (the default).
-A Redis implementation can replace it without touching publishers or subscribers.
+``PubSub`` is the interface the server uses; ``LocalPubSub`` serves one process (the default);
+``turnwire.pubsub_redis.RedisPubSub`` shares updates between processes through Redis.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ class PubSub(Protocol):
         """Frames published on ``topic`` from now on, in publish order, until the iterator is closed.
 
         Subscription is in place when this returns (before the first ``__anext__``), so a frame
-        published right after cannot be missed.
+        published right after cannot be missed — or, for a subscription with an async ``ready()``
+        method (a remote broker), once ``ready()`` has returned.
         """
 
 
@@ -49,10 +50,15 @@ class _Subscription:
             self._queue.put_nowait(frame)
         except asyncio.QueueFull:
             # A gap would corrupt the reader's accumulated text: end its stream instead.
-            self.overflowed = True
-            while not self._queue.empty():
-                self._queue.get_nowait()
-            self._queue.put_nowait({})
+            self.cut()
+
+    def cut(self) -> None:
+        """End this reader's stream with ``SubscriberOverflow`` once it has read what is queued
+        before it (discarded: frames may be missing after them)."""
+        self.overflowed = True
+        while not self._queue.empty():
+            self._queue.get_nowait()
+        self._queue.put_nowait({})
 
     def __aiter__(self) -> _Subscription:
         return self

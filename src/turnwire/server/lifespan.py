@@ -31,9 +31,17 @@ async def store_lifespan(app: FastAPI) -> AsyncIterator[None]:
     lease (``store.writers``): messages that dead server processes left streaming are closed, now
     and while the app runs, and this process's own live streams are safe from its peers. The store
     is closed on shutdown. A store the app was given (``app.state.store`` already set) is used as it
-    is and left open."""
+    is and left open. With ``settings.redis_url``, ``app.state.pubsub`` becomes a ``RedisPubSub``."""
     settings = getattr(app.state, "settings", None)
     async with contextlib.AsyncExitStack() as stack:
+        redis_url = getattr(settings, "redis_url", None)
+        if redis_url:
+            from turnwire.pubsub_redis import RedisPubSub
+
+            pubsub = RedisPubSub(redis_url)
+            await pubsub.start()
+            stack.push_async_callback(pubsub.close)
+            app.state.pubsub = pubsub
         if getattr(app.state, "store", None) is not None:
             yield
             return

@@ -26,6 +26,9 @@ class Settings(BaseModel):
     """Silence after which an SSE stream gets a ``: keepalive`` comment; ``None``/``<= 0`` = off."""
     db_url: str | None = None
     """Where conversations are stored (read by the store); ``None`` = the embedded default."""
+    redis_url: str | None = None
+    """Redis for live task updates shared by every worker (``redis://host:port/db``); ``None`` =
+    in-process fan-out, which serves one process."""
     writer_lease_seconds: float = 15.0
     """How long a server process's writer lease lasts without renewal (renewed every third of it);
     a peer on another host repairs a dead process's streams after this."""

@@ -33,8 +33,15 @@ router = APIRouter(prefix="/tasks", tags=["conversations"], route_class=AgentexR
 async def task_events(
     pubsub: PubSub, task_id: str, ping: float | None = PING_SECONDS
 ) -> AsyncIterator[bytes]:
-    """The SSE body for ``task_id``; subscribed when this is called, not when first iterated."""
+    """The SSE body for ``task_id``; subscribed when this returns, not when first iterated."""
     sub: Any = pubsub.subscribe(task_id)
+    ready = getattr(sub, "ready", None)
+    if ready is not None:  # a remote broker confirms the subscription asynchronously
+        try:
+            await ready()
+        except BaseException:
+            await sub.aclose()
+            raise
 
     async def body() -> AsyncIterator[bytes]:
         items = with_keepalive(sub, ping)

@@ -1,0 +1,187 @@
+"""``RedisPubSub``: live task updates shared by every server process through Redis.
+
+Plain ``PUBLISH``/``SUBSCRIBE`` on one channel per task (``turnwire:task:{id}``), not Streams: a
+task stream only ever shows frames from the moment a reader connects (there is no replay to keep),
+so a channel costs Redis no memory, needs no trimming, and delivers one publisher's frames in
+order. Each process holds ONE subscriber connection, subscribed to the channels its own readers
+watch (reference counted), and fans frames out to them locally with the same bounded queues and
+overflow rule as ``LocalPubSub``. Publishing never blocks a turn: frames queue up and one sender
+task pipelines them to Redis in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from typing import Any, Final
+
+import orjson
+import redis.asyncio as aioredis
+
+from turnwire.pubsub import DEFAULT_BACKLOG, Frame, LocalPubSub, _Subscription
+
+log = logging.getLogger("turnwire.pubsub")
+
+PREFIX: Final = "turnwire:task:"
+MAX_PENDING: Final = 100_000
+"""Frames waiting for Redis at most; beyond that (Redis down) new frames are dropped and logged."""
+
+
+class RedisSubscription(_Subscription):
+    """A local reader of one topic; ``await ready()`` returns once Redis confirmed the channel."""
+
+    __slots__ = ("_ready",)
+
+    def __init__(self, hub: RedisPubSub, topic: str, backlog: int, ready: asyncio.Future[None]) -> None:
+        super().__init__(hub, topic, backlog)
+        self._ready = ready
+
+    async def ready(self) -> None:
+        await asyncio.shield(self._ready)
+
+
+class RedisPubSub(LocalPubSub):
+    """``PubSub`` over Redis (``redis://host:port/db``). Call ``await start()`` before use and
+    ``await close()`` at the end (the app lifespan does both when ``TURNWIRE_REDIS_URL`` is set)."""
+
+    def __init__(self, url: str, backlog: int = DEFAULT_BACKLOG) -> None:
+        super().__init__(backlog)
+        self.url = url
+        self._client: aioredis.Redis = aioredis.Redis.from_url(url)
+        self._ps: Any = None
+        self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(MAX_PENDING)
+        self._commands: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self._pending: dict[str, deque[asyncio.Future[None]]] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self._dropped = 0
+
+    async def start(self) -> None:
+        """Connect (raises if Redis is unreachable) and start the sender, reader and subscriber."""
+        await self._client.ping()
+        self._ps = self._client.pubsub()
+        # A channel of our own, so the subscriber connection exists before any reader comes.
+        await self._ps.subscribe(f"turnwire:control:{id(self)}")
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(work()) for work in (self._send, self._read, self._command)]
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks = []
+        if self._ps is not None:
+            with contextlib.suppress(Exception):
+                await self._ps.aclose()
+        await self._client.aclose()
+
+    # ----------------------------------------------------------------- PubSub
+    def publish(self, topic: str, frame: Frame) -> None:
+        try:
+            self._outbox.put_nowait((PREFIX + topic, orjson.dumps(frame)))
+        except asyncio.QueueFull:
+            self._dropped += 1
+            if self._dropped == 1 or self._dropped % 10_000 == 0:
+                log.error("Redis is not keeping up: %d task update(s) dropped", self._dropped)
+
+    def subscribe(self, topic: str) -> RedisSubscription:
+        first = self.subscribers(topic) == 0
+        if first:
+            ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._pending.setdefault(topic, deque()).append(ready)
+            self._commands.put_nowait(("subscribe", topic))
+        else:
+            pending = self._pending.get(topic)
+            ready = pending[-1] if pending else _done()
+        sub = RedisSubscription(self, topic, self.backlog, ready)
+        self._topics.setdefault(topic, []).append(sub)
+        return sub
+
+    def _drop(self, topic: str, sub: _Subscription) -> None:
+        had = self.subscribers(topic)
+        super()._drop(topic, sub)
+        if had and not self.subscribers(topic):
+            self._commands.put_nowait(("unsubscribe", topic))
+
+    # ----------------------------------------------------------------- background work
+    async def _send(self) -> None:
+        while True:
+            batch = [await self._outbox.get()]
+            while not self._outbox.empty() and len(batch) < 512:
+                batch.append(self._outbox.get_nowait())
+            try:
+                pipe = self._client.pipeline(transaction=False)
+                for channel, data in batch:
+                    pipe.publish(channel, data)
+                await pipe.execute()
+            except Exception:
+                log.exception("publishing %d task update(s) to Redis failed", len(batch))
+                await asyncio.sleep(0.5)
+
+    async def _command(self) -> None:
+        while True:
+            action, topic = await self._commands.get()
+            # A topic that changed its mind since (a reader came or went) needs no round trip.
+            if (action == "subscribe") != bool(self.subscribers(topic)):
+                if action == "subscribe":
+                    self._resolve(topic)
+                continue
+            try:
+                await getattr(self._ps, action)(PREFIX + topic)
+            except Exception:
+                log.exception("Redis %s %s failed", action, topic)
+                if action == "subscribe":
+                    self._resolve(topic, failed=True)
+
+    async def _read(self) -> None:
+        deliver = super().publish
+        while True:
+            try:
+                message = await self._ps.get_message(timeout=1.0)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("reading task updates from Redis failed")
+                self._cut_all()
+                await asyncio.sleep(0.5)
+                continue
+            if message is None:
+                continue
+            kind, channel = message["type"], message["channel"]
+            if isinstance(channel, bytes):
+                channel = channel.decode()
+            if not channel.startswith(PREFIX):
+                continue
+            topic = channel[len(PREFIX) :]
+            if kind == "message":
+                deliver(topic, orjson.loads(message["data"]))
+            elif kind == "subscribe":
+                self._resolve(topic)
+
+    def _resolve(self, topic: str, *, failed: bool = False) -> None:
+        pending = self._pending.get(topic)
+        if not pending:
+            return
+        future = pending.popleft()
+        if not pending:
+            del self._pending[topic]
+        if not future.done():
+            if failed:
+                future.set_exception(ConnectionError(f"could not subscribe to {topic!r} on Redis"))
+            else:
+                future.set_result(None)
+
+    def _cut_all(self) -> None:
+        # Frames may have been lost with the connection: end every reader rather than show a gap.
+        for subs in self._topics.values():
+            for sub in subs:
+                sub.cut()
+
+
+def _done() -> asyncio.Future[None]:
+    future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    future.set_result(None)
+    return future
