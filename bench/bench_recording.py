@@ -37,7 +37,11 @@ def _free_port() -> int:
 @contextlib.contextmanager
 def _server(db_url: str, home: str) -> Iterator[str]:
     port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(HERE), "XDG_DATA_HOME": home}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
+        "XDG_DATA_HOME": home,
+    }
     cmd = [sys.executable, "-c", "from turnwire.cli import app; app()", "serve", "--port", str(port)]
     cmd += ["--db", db_url, "--keepalive", "0", "--agent", "fast=count_agent:fast_count"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
