@@ -20,7 +20,7 @@ import asyncio
 import copy
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -181,12 +181,17 @@ class TurnRecorder:
 
     async def record(self, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
         """``events``, unchanged and undelayed but for the store writes described above."""
-        async for event, _ in self.record_frames(events):
-            yield event
+        frames = self.record_frames(events)
+        try:
+            async for event, _ in frames:
+                yield event
+        finally:
+            # Closed early (client gone): finish the recording now, not whenever GC gets to it.
+            await frames.aclose()
 
     async def record_frames(
         self, events: AsyncIterator[Event]
-    ) -> AsyncIterator[tuple[Event, list[dict[str, Any]]]]:
+    ) -> AsyncGenerator[tuple[Event, list[dict[str, Any]]], None]:
         """Like ``record``, with each event's TaskMessageUpdate frames (parents filled in when
         streamed)."""
         encode = self.encoder.encode

@@ -7,7 +7,7 @@ Errors are HTTP 200 with a JSON-RPC ``error`` (-32600 bad request, -32601 unknow
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 import orjson
@@ -131,7 +131,9 @@ async def _send(
     return json_response(_reply(rpc_id, recorder.finals))
 
 
-async def _ndjson(run: AsyncIterator[tuple[Any, list[dict[str, Any]]]], rpc_id: Any) -> AsyncIterator[bytes]:
+async def _ndjson(
+    run: AsyncGenerator[tuple[Any, list[dict[str, Any]]], None], rpc_id: Any
+) -> AsyncIterator[bytes]:
     try:
         async for _, frames in run:
             for frame in frames:
@@ -141,3 +143,5 @@ async def _ndjson(run: AsyncIterator[tuple[Any, list[dict[str, Any]]]], rpc_id: 
         yield (
             orjson.dumps(_reply(rpc_id, error={"code": -32603, "message": f"Internal error: {exc}"})) + b"\n"
         )
+    finally:
+        await run.aclose()  # the turn is stored even if the reader left
