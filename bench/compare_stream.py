@@ -7,7 +7,7 @@ yields); pydantic-ai native run events (``PartStartEvent``/``PartDeltaEvent``/``
 ``FunctionToolCallEvent``, ``FunctionToolResultEvent``). Output is the SSE bytes a client reads.
 
 Vercel SSE:
-- turnwire: ``UIStreamEncoder`` + ``encode_sse`` (sync), and the server's async path
+- turnwire: ``stream_sse`` over a ``UIStreamEncoder`` (public sync API), and the server's async path
   ``turnwire.server.streaming.vercel_sse`` with keepalive off and at its default 15 s
 - Agenta: ``agent_stream_to_vercel_stream`` + ``vercel_sse_stream``, ``.encode()``; keepalive off, and
   with its production default (15 s: one task and ``wait_for`` per part)
@@ -40,9 +40,9 @@ from agenta.sdk.decorators.routing import _sse_stream as agenta_invoke_sse  # no
 from pydantic_ai import messages as pm  # noqa: E402
 from pydantic_ai.ui.vercel_ai import VercelAIEventStream  # noqa: E402
 
-from bench_vercel import build_turn, encode_turn  # noqa: E402
+from bench_vercel import build_turn  # noqa: E402
 from turnwire.formats.agenta import event_to_frame  # noqa: E402
-from turnwire.formats.vercel import UIStreamEncoder  # noqa: E402
+from turnwire.formats.vercel import UIStreamEncoder, stream_sse  # noqa: E402
 from turnwire.model import (  # noqa: E402
     MessageDelta,
     MessageEnd,
@@ -124,6 +124,11 @@ def turnwire_server_agenta(events: list, keepalive: float | None = None) -> byte
     return b"".join(drain(agenta_sse(aiter_of(events), keepalive)))
 
 
+def encode_turn(events: list) -> bytes:
+    """turnwire's public sync API: ``stream_sse`` over a fresh ``UIStreamEncoder``."""
+    return b"".join(stream_sse(events, UIStreamEncoder("msg-1", "s-1")))
+
+
 def frames_in(body: bytes) -> int:
     return body.count(b"\n\n")
 
@@ -180,7 +185,7 @@ def main() -> None:
     print("| implementation | frames out | ms | events/s | ÷ floor (time) | its time ÷ turnwire's |")
     print("|---|---|---|---|---|---|")
     rows = (
-        ("turnwire", "turnwire encoder (sync)", counts["turnwire"]),
+        ("turnwire", "turnwire stream_sse (sync)", counts["turnwire"]),
         ("turnwire server", "turnwire server path (async, keepalive off)", counts["turnwire"]),
         ("turnwire server keepalive", "turnwire server path (async, keepalive 15 s)", counts["turnwire"]),
         ("agenta", "Agenta 0.125.1 stream adapter + SSE (keepalive off)", counts["agenta"]),
