@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -25,9 +24,8 @@ import orjson
 import pytest
 from vercel_live_scenarios import LIVE_SCENARIOS
 
+from node_runner import run_node_tests
 from services import free_port
-
-NODE_DIR = Path(__file__).parent / "node"
 
 SERVER_LANES: dict[str, list[dict[str, Any]]] = {
     # server started without --vercel-client-version: the setting each lane names travels in the header
@@ -46,22 +44,6 @@ SERVER_LANES: dict[str, list[dict[str, Any]]] = {
         {"setting": "7", "package": "ai", "skipApproval": False},
     ],
 }
-
-
-def _node() -> str:
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail("node is not installed: the live Vercel conformance test needs node >= 20 and npm")
-    if not (NODE_DIR / "node_modules" / "ai" / "package.json").exists():
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.fail("npm is not installed: cannot run `npm ci` in tests/conformance/node")
-        done = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, capture_output=True, text=True
-        )
-        if done.returncode != 0:
-            pytest.fail(f"npm ci failed in {NODE_DIR}:\n{done.stdout}\n{done.stderr}")
-    return node
 
 
 @contextlib.contextmanager
@@ -116,7 +98,6 @@ def turnwire_serve(home: Path, *extra: str) -> Iterator[str]:
 @pytest.mark.node
 @pytest.mark.parametrize("server_setting", list(SERVER_LANES))
 def test_real_ai_clients_read_the_live_servers_vercel_streams(tmp_path: Path, server_setting: str) -> None:
-    node = _node()
     lanes = SERVER_LANES[server_setting]
     corpus = tmp_path / "corpus"
     corpus.mkdir()
@@ -125,21 +106,7 @@ def test_real_ai_clients_read_the_live_servers_vercel_streams(tmp_path: Path, se
     extra = () if server_setting == "default" else ("--vercel-client-version", server_setting)
     with turnwire_serve(tmp_path, *extra) as url:
         env = {**os.environ, "TURNWIRE_VERCEL_CORPUS": str(corpus), "SERVER_URL": url}
-        done = subprocess.run(
-            [node, "--test", "--test-reporter=tap", "stream.test.mjs"],
-            cwd=NODE_DIR,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-    if done.returncode != 0:
-        failing = [line for line in done.stdout.splitlines() if line.lstrip().startswith("not ok")]
-        pytest.fail(
-            "node --test failed:\n" + "\n".join(failing) + "\n\n" + done.stdout[-20000:] + done.stderr[-5000:]
-        )
-    assert "# fail 0" in done.stdout
-    passed = int(done.stdout.rsplit("# pass ", 1)[1].split()[0])
+        passed = run_node_tests("stream.test.mjs", env)
     expected = sum(
         1
         for lane in lanes

@@ -9,14 +9,13 @@ with node's output.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import orjson
 import pytest
 from vercel_scenarios import HISTORIES, SCENARIOS, Scenario
 
+from node_runner import run_node_tests
 from turnwire.formats.vercel import (
     ClientVersion,
     UIStreamEncoder,
@@ -24,8 +23,6 @@ from turnwire.formats.vercel import (
     encode_sse,
     render_messages,
 )
-
-NODE_DIR = Path(__file__).parent / "node"
 
 LANES = [
     {"setting": "default", "package": "ai", "skipApproval": False},
@@ -85,43 +82,12 @@ def _sse_body(scenario: Scenario, encoder: UIStreamEncoder) -> bytes:
     return b"".join(pieces)
 
 
-def _node_ready() -> str:
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail("node is not installed: the Vercel conformance tests need node >= 20 and npm on PATH")
-    if not (NODE_DIR / "node_modules" / "ai" / "package.json").exists():
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.fail("npm is not installed: cannot run `npm ci` in tests/conformance/node")
-        done = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, capture_output=True, text=True
-        )
-        if done.returncode != 0:
-            pytest.fail(f"npm ci failed in {NODE_DIR}:\n{done.stdout}\n{done.stderr}")
-    return node
-
-
 @pytest.mark.node
 def test_real_ai_clients_accept_every_stream_and_rendered_history(tmp_path: Path) -> None:
-    node = _node_ready()
     _write_corpus(tmp_path)
     env = {**os.environ, "TURNWIRE_VERCEL_CORPUS": str(tmp_path)}
     env.pop("SERVER_URL", None)
-    done = subprocess.run(
-        [node, "--test", "--test-reporter=tap", "stream.test.mjs"],
-        cwd=NODE_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    if done.returncode != 0:
-        failing = [line for line in done.stdout.splitlines() if line.lstrip().startswith("not ok")]
-        pytest.fail(
-            "node --test failed:\n" + "\n".join(failing) + "\n\n" + done.stdout[-20000:] + done.stderr[-5000:]
-        )
-    assert "# fail 0" in done.stdout
-    passed = int(done.stdout.rsplit("# pass ", 1)[1].split()[0])
+    passed = run_node_tests("stream.test.mjs", env)
     expected = sum(
         1 for lane in LANES for s in SCENARIOS.values() if not (lane["skipApproval"] and s.approval)
     ) + len(HISTORIES)

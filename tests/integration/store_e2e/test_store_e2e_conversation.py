@@ -5,8 +5,6 @@ UIMessages, then reloaded into a new useChat and continued — every message onc
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,22 +15,11 @@ import orjson
 import pytest
 from agentex import Agentex
 
+from node_runner import run_node_tests
 from services import serve_app
 from turnwire.server import Settings, create_app
 
-NODE_DIR = Path(__file__).resolve().parents[2] / "conformance" / "node"
 Anchor = tuple[str, str]
-
-
-def _node() -> str:
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail(
-            "node is not installed: this test needs node >= 20 (and `npm ci` in tests/conformance/node)"
-        )
-    if not (NODE_DIR / "node_modules" / "ai" / "package.json").exists():
-        pytest.fail("tests/conformance/node has no node_modules: run `npm ci` there")
-    return node
 
 
 @pytest.fixture
@@ -46,18 +33,9 @@ def server(tmp_path: Path) -> Iterator[str]:
         yield url
 
 
-def _use_chat(node: str, url: str, session: str, mode: str, out: Path) -> list[dict[str, Any]]:
+def _use_chat(url: str, session: str, mode: str, out: Path) -> list[dict[str, Any]]:
     env = {**os.environ, "SERVER_URL": url, "SESSION_ID": session, "MODE": mode, "OUT_FILE": str(out)}
-    done = subprocess.run(
-        [node, "--test", "--test-reporter=tap", "store.test.mjs"],
-        cwd=NODE_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    if done.returncode != 0:
-        pytest.fail(f"node store.test.mjs ({mode}) failed:\n{done.stdout[-8000:]}\n{done.stderr[-3000:]}")
+    run_node_tests("store.test.mjs", env, timeout=120)
     return orjson.loads(out.read_bytes())
 
 
@@ -96,11 +74,10 @@ def _sse(body: bytes) -> list[dict[str, Any]]:
 def test_one_conversation_across_chat_invoke_and_agentex_is_stored_once_in_order(
     server: str, tmp_path: Path
 ) -> None:
-    node = _node()
     session = f"e2e-{uuid.uuid4().hex[:12]}"
 
     # 1. useChat on /chat: two turns, the second with a tool call.
-    live = _use_chat(node, server, session, "start", tmp_path / "live.json")
+    live = _use_chat(server, session, "start", tmp_path / "live.json")
     expected = ui_anchors(live)
     assert ("user", "hello there") in expected and ("user", "weather in Paris") in expected
     assert any(kind == "result" for kind, _ in expected)
@@ -124,7 +101,7 @@ def test_one_conversation_across_chat_invoke_and_agentex_is_stored_once_in_order
     assert [t for _, t in expected[-3:]] == ["1", "2", "3"]
 
     # 3. A reload: a new useChat built from the stored Vercel history goes on.
-    reloaded = _use_chat(node, server, session, "reload", tmp_path / "reloaded.json")
+    reloaded = _use_chat(server, session, "reload", tmp_path / "reloaded.json")
     final = ui_anchors(reloaded)
     assert final[: len(expected)] == expected
     assert final[len(expected)] == ("user", "bye now")
