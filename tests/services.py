@@ -124,3 +124,49 @@ def serve_app(app: object, *, lifespan: str = "auto", timeout: float = 20.0) -> 
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+@contextlib.contextmanager
+def turnwire_process(
+    home: str | os.PathLike[str], *args: str, env: dict[str, str] | None = None, timeout: float = 30.0
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A real ``turnwire serve`` child process on a free loopback port; yields (base URL, process).
+
+    Its data dir (default SQLite store, approval secret) is ``home``; ``args`` are extra ``serve``
+    options (e.g. ``--db``, ``--agent``) and ``env`` extra environment. Stopped with SIGTERM after.
+    """
+    import sys
+
+    import httpx
+
+    port = free_port()
+    full_env = {
+        **os.environ,
+        "XDG_DATA_HOME": str(home),
+        "TURNWIRE_APPROVAL_SECRET_FILE": os.path.join(home, "secret"),
+        **(env or {}),
+    }
+    cmd = [sys.executable, "-c", "from turnwire.cli import app; app()", "serve", "--port", str(port), *args]
+    proc = subprocess.Popen(cmd, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                stderr = proc.stderr.read().decode() if proc.stderr else ""
+                raise RuntimeError("turnwire serve exited:\n" + stderr[-3000:])
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(url + "/health", timeout=1).status_code == 200:
+                    break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"turnwire serve did not answer /health within {timeout} s")
+            time.sleep(0.05)
+        yield url, proc
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()

@@ -11,21 +11,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import orjson
 import pytest
 from vercel_live_scenarios import LIVE_SCENARIOS
 
 from node_runner import run_node_tests
-from services import free_port
+from services import turnwire_process
 
 SERVER_LANES: dict[str, list[dict[str, Any]]] = {
     # server started without --vercel-client-version: the setting each lane names travels in the header
@@ -48,51 +43,11 @@ SERVER_LANES: dict[str, list[dict[str, Any]]] = {
 
 @contextlib.contextmanager
 def turnwire_serve(home: Path, *extra: str) -> Iterator[str]:
-    """A real ``turnwire serve`` child process on a free loopback port with its own SQLite file
-    and approval secret under ``home``; yields its base URL and stops it afterwards."""
-    port = free_port()
-    env = {
-        **os.environ,
-        "TURNWIRE_APPROVAL_SECRET_FILE": str(home / "secret"),
-        "XDG_DATA_HOME": str(home),
-    }
-    env.pop("TURNWIRE_VERCEL_CLIENT_VERSION", None)
-    cmd = [
-        sys.executable,
-        "-c",
-        "from turnwire.cli import app; app()",
-        "serve",
-        "--port",
-        str(port),
-        "--db",
-        f"sqlite+aiosqlite:///{home / 'store.db'}",
-        "--keepalive",
-        "0",
-        *extra,
-    ]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if proc.poll() is not None:
-                stderr = proc.stderr.read().decode() if proc.stderr else ""
-                pytest.fail("turnwire serve exited:\n" + stderr[-3000:])
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(url + "/health", timeout=1).status_code == 200:
-                    break
-            if time.monotonic() > deadline:
-                pytest.fail("turnwire serve did not answer /health within 30 s")
-            time.sleep(0.05)
+    """``turnwire serve`` with its own SQLite file under ``home`` and no keepalive; yields its URL."""
+    args = ("--db", f"sqlite+aiosqlite:///{home / 'store.db'}", "--keepalive", "0", *extra)
+    env = {k: v for k, v in os.environ.items() if k != "TURNWIRE_VERCEL_CLIENT_VERSION"}
+    with turnwire_process(home, *args, env=env) as (url, _):
         yield url
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
 
 
 @pytest.mark.node

@@ -2,47 +2,23 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from approvals_flows import FLOWS
 from approvals_server import Server, run_server
 from approvals_wire import normalize
 
-from services import free_port
+from services import turnwire_process
 
 
 @pytest.fixture
-def process_server(secret_file: Path) -> Iterator[str]:
+def process_server(secret_file: Path, tmp_path: Path) -> Iterator[str]:
     """``turnwire serve`` in its own process, finding the secret through the environment."""
-    port = free_port()
-    env = {**os.environ, "TURNWIRE_APPROVAL_SECRET_FILE": str(secret_file), "TURNWIRE_KEEPALIVE_SECONDS": "0"}
-    cli = Path(sys.executable).with_name("turnwire")
-    proc = subprocess.Popen(
-        [str(cli), "serve", "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            httpx.get(url + "/health", timeout=1)
-            break
-        except httpx.TransportError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError("turnwire serve did not start: " + proc.stderr.read().decode()) from None
-            time.sleep(0.05)
-    try:
+    env = {"TURNWIRE_APPROVAL_SECRET_FILE": str(secret_file), "TURNWIRE_KEEPALIVE_SECONDS": "0"}
+    with turnwire_process(tmp_path, env=env) as (url, _):
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 @pytest.mark.parametrize("flow", FLOWS, ids=lambda f: f.name)
