@@ -12,6 +12,8 @@ from turnwire.transport import SSE_DONE, sse_frame
 
 def encode_sse(chunks: Iterable[Chunk], *, done: bool = False) -> bytes:
     """Chunks as SSE bytes (``data: <json>\\n\\n`` each), plus ``data: [DONE]\\n\\n`` when ``done``."""
+    if not done and type(chunks) is list and len(chunks) == 1:
+        return sse_frame(chunks[0])  # most events encode to one chunk: no list, no join
     body = b"".join([sse_frame(chunk) for chunk in chunks])
     return body + SSE_DONE if done else body
 

@@ -132,6 +132,8 @@ class UIStreamEncoder:
         handler = _HANDLERS.get(type(event))
         if handler is None:
             return []
+        if self._step_open:  # the usual case once the turn is under way: nothing to prepend
+            return handler(self, event)
         head = self.start()
         chunks: list[Chunk] = handler(self, event)
         if chunks and not self._step_open and not self._resumed_output(event):
@@ -235,15 +237,21 @@ class UIStreamEncoder:
             chunks.append({"type": "text-start" if is_text else "reasoning-start", "id": event.id})
         return chunks
 
-    def _part_delta(self, event: MessageDelta | ThoughtDelta) -> list[Chunk]:
-        is_text = isinstance(event, MessageDelta)
-        prefix = "text" if is_text else "reasoning"
+    def _text_delta(self, event: MessageDelta) -> list[Chunk]:
         self._content = True
-        if event.id in (self._open_text if is_text else self._open_reasoning):
-            return [{"type": f"{prefix}-delta", "id": event.id, "delta": event.delta}]
+        if event.id in self._open_text:
+            return [{"type": "text-delta", "id": event.id, "delta": event.delta}]
         # A delta for an unopened id: the client would throw, so open the part first (Q12).
-        chunks = self._part_start(MessageStart(event.id) if is_text else ThoughtStart(event.id))
-        chunks.append({"type": f"{prefix}-delta", "id": event.id, "delta": event.delta})
+        chunks = self._part_start(MessageStart(event.id))
+        chunks.append({"type": "text-delta", "id": event.id, "delta": event.delta})
+        return chunks
+
+    def _reasoning_delta(self, event: ThoughtDelta) -> list[Chunk]:
+        self._content = True
+        if event.id in self._open_reasoning:
+            return [{"type": "reasoning-delta", "id": event.id, "delta": event.delta}]
+        chunks = self._part_start(ThoughtStart(event.id))
+        chunks.append({"type": "reasoning-delta", "id": event.id, "delta": event.delta})
         return chunks
 
     def _part_end(self, event: MessageEnd | ThoughtEnd) -> list[Chunk]:
@@ -378,11 +386,11 @@ class UIStreamEncoder:
 _HANDLERS: Final[dict[type, Any]] = {
     MessageEvent: UIStreamEncoder._message,
     MessageStart: UIStreamEncoder._part_start,
-    MessageDelta: UIStreamEncoder._part_delta,
+    MessageDelta: UIStreamEncoder._text_delta,
     MessageEnd: UIStreamEncoder._part_end,
     Thought: UIStreamEncoder._thought,
     ThoughtStart: UIStreamEncoder._part_start,
-    ThoughtDelta: UIStreamEncoder._part_delta,
+    ThoughtDelta: UIStreamEncoder._reasoning_delta,
     ThoughtEnd: UIStreamEncoder._part_end,
     ToolCall: UIStreamEncoder._tool_call,
     ToolResult: UIStreamEncoder._tool_result,
