@@ -17,7 +17,7 @@ unknown frame types (runners emit extra ones such as ``attachment_delivery``) an
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Final
 
 from turnwire.errors import InputError
@@ -76,12 +76,68 @@ def encode_events(events: Iterable[Event]) -> Iterator[dict[str, Any]]:
         yield to_frame(event)
 
 
+def _build_decoder(cls: type) -> Callable[[dict[str, Any]], Any] | None:
+    """``decode(data)`` for one event class, generated once from ``WIRE_KEYS``: the event built
+    positionally, or ``None`` when a required field is not exactly a ``str`` (the caller then takes
+    the checked path, which names the problem). Reads keys exactly as the checked path does.
+    ``None`` (no decoder: always the checked path) for a class with a ``default_factory`` field."""
+    if any(f.default_factory is not dataclasses.MISSING for f in dataclasses.fields(cls)):
+        return None
+    names: dict[str, Any] = {"cls": cls}
+    lines = ["def decode(data):"]
+    required: list[str] = []
+    args: list[str] = []
+    for i, f in enumerate(dataclasses.fields(cls)):
+        key = WIRE_KEYS.get(f.name, f.name)
+        var = f"v{i}"
+        if f.default is dataclasses.MISSING:
+            fallback = "None"
+            required.append(var)
+        else:
+            fallback = f"d{i}"
+            names[fallback] = f.default
+        if key == f.name:
+            lines.append(f"    {var} = data.get({key!r}, {fallback})")
+        else:
+            lines.append(
+                f"    {var} = data[{key!r}] if {key!r} in data else data.get({f.name!r}, {fallback})"
+            )
+        args.append(var)
+    if required:
+        checks = " or ".join(f"{var}.__class__ is not str" for var in required)
+        lines.append(f"    if {checks}:")
+        lines.append("        return None")
+    lines.append(f"    return cls({', '.join(args)})")
+    exec("\n".join(lines), names)  # the source is built above from dataclass fields only
+    return names["decode"]  # type: ignore[no-any-return]
+
+
+_DECODERS: Final[dict[str, Callable[[dict[str, Any]], Any]]] = {
+    kind: decode for kind, cls in EVENT_TYPES.items() if (decode := _build_decoder(cls)) is not None
+}
+"""Frame type -> its fast decoder (see ``_build_decoder``)."""
+
+
 def frame_to_event(frame: Any) -> Event:
     """An Agenta frame (decoded JSON) -> the canonical event.
 
     Raises ``InputError`` when the frame is not an object with a known string ``type``, when
     ``data`` is present but not an object, or when a required field is missing or not a string.
     """
+    if frame.__class__ is dict:
+        kind = frame.get("type")
+        if kind.__class__ is str:
+            decode = _DECODERS.get(kind)
+            data = frame.get("data")
+            if decode is not None and data.__class__ is dict:
+                event = decode(data)
+                if event is not None:
+                    return event  # type: ignore[no-any-return]
+    return _checked_frame_to_event(frame)
+
+
+def _checked_frame_to_event(frame: Any) -> Event:
+    """``frame_to_event`` for any input, field by field: every problem becomes an ``InputError``."""
     if not isinstance(frame, dict):
         raise InputError("a frame must be an object", loc=())
     kind = frame.get("type")
@@ -109,9 +165,21 @@ def frame_to_event(frame: Any) -> Event:
 
 def decode_frames(frames: Iterable[Any]) -> Iterator[Event]:
     """Agenta frames -> canonical events, skipping frame types turnwire does not model."""
+    decoders = _DECODERS
     for frame in frames:
+        # The common case inline (no call per frame); anything unusual goes through the checks.
+        if frame.__class__ is dict:
+            kind = frame.get("type")
+            data = frame.get("data")
+            if kind.__class__ is str and data.__class__ is dict:
+                decode = decoders.get(kind)
+                if decode is not None:
+                    event = decode(data)
+                    if event is not None:
+                        yield event
+                        continue
         try:
-            yield frame_to_event(frame)
+            yield _checked_frame_to_event(frame)
         except InputError as exc:
             if exc.type != "unknown_frame":
                 raise
