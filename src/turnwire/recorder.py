@@ -6,12 +6,17 @@ stream, stores those new messages and the turn's output as TaskMessages, and pub
 TaskMessageUpdate frames on the task's topic. ``/invoke``, ``/chat`` and ``message/send`` all go
 through here, so they store and publish a turn identically.
 
-A streamed turn writes few statements: the inbound messages once, one insert per message at its
-start (or per whole message), the open messages' accumulated content at most every
-``flush_interval`` seconds (one statement for all of them), one update at each message's end.
-Deltas themselves are never written one by one. A batch turn (``batch=True``: the caller answers
-only when the turn is over) writes nothing until the end, then its inbound and output messages in
-one transaction — one insert.
+A streamed turn writes once per ``flush_interval`` (100 ms) at most, never per message or delta:
+each flush is one transaction holding every pending create (a batch insert, inbound messages
+first) and every pending update (one multi-row update). A message is created at the first flush
+after it starts — one that ends before then is created once, already ``DONE``. Flushes run beside
+the stream, on a timer, so a slow store never delays a frame; the last one runs when the turn
+ends. A batch turn (``batch=True``: the caller answers only when the turn is over) writes nothing
+until the end, then its inbound and output messages in one transaction — one insert.
+
+The recorder picks each message's id and timestamps when it starts (after the task's clock, so
+the stored order is the order of the turn), so the ``parent_task_message`` every frame carries is
+the TaskMessage as stored, id and ``created_at`` included, even before its row exists.
 """
 
 from __future__ import annotations
@@ -24,11 +29,14 @@ from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+import orjson
+
 from turnwire.conversation import InboundPlan, continue_stored, effective, plan_inbound, to_messages
 from turnwire.formats.agentex import TaskUpdateEncoder
 from turnwire.model import Event, Message
 from turnwire.pubsub import PubSub
-from turnwire.store.base import Store
+from turnwire.store.base import NewRow, RowChange, Store
+from turnwire.store.clock import MS, new_id, now_us, to_iso
 from turnwire.store.errors import NotFoundError
 
 log = logging.getLogger("turnwire.recorder")
@@ -132,22 +140,31 @@ def apply_delta(content: dict[str, Any], delta: dict[str, Any]) -> None:
         content[key] = parts
 
 
-class _Open:
-    __slots__ = ("content", "dirty", "record")
+class _Entry:
+    """An output message of a streamed turn: its record's fields, and what is not written yet."""
 
-    def __init__(self, record: dict[str, Any] | None, content: dict[str, Any]) -> None:
-        self.record = record
+    __slots__ = ("changes", "content", "created_at", "id", "index", "saved", "status", "stored", "updated_at")
+
+    def __init__(self, index: int, content: dict[str, Any], status: str, stamp: int) -> None:
+        self.index = index
+        self.id = new_id()
         self.content = content
-        self.dirty = False
+        self.status = status
+        self.created_at = self.updated_at = stamp
+        self.stored = False
+        self.changes = 1  # its creation
+        self.saved = 0
 
 
 class TurnRecorder:
     """Stores one turn on ``task_id`` — ``inbound`` contents first, then the turn's output — and
     publishes its TaskMessageUpdate frames.
 
-    Streamed (the default): every message is stored as it starts and ends ``DONE`` — when the turn
-    ends, pauses or fails, and when the stream is closed or cancelled early (the client went away):
-    the closing writes run to completion even then. Frames carry their stored parent.
+    Streamed (the default): frames go out as they come, each with its message's TaskMessage as
+    parent; the store is written beside the stream (see the module docstring) and every message
+    ends ``DONE`` — when the turn ends, pauses or fails, and when the stream is closed or cancelled
+    early (the client went away): the closing write runs to completion even then, before the
+    stream finishes.
 
     ``batch=True``: nothing is written while the turn runs; at its end (however it ends) the inbound
     and output contents are stored ``DONE`` in one transaction, and one ``full`` frame per output
@@ -175,12 +192,17 @@ class TurnRecorder:
         self.flush_interval = flush_interval
         self.encoder = TaskUpdateEncoder(task_id)
         self.finals: list[dict[str, Any]] = []
-        self._open: dict[int, _Open] = {}
-        self._collected: dict[int, _Open] = {}  # batch: every output message, by index
+        self._collected: dict[int, dict[str, Any]] = {}  # batch: every output content, by index
+        self._entries: dict[int, _Entry] = {}  # streamed: open or not yet written, by index
+        self._inbound_rows: list[NewRow] = []
+        self._clock = 0
+        self._lock = asyncio.Lock()
+        self._writer: asyncio.Task[None] | None = None
+        self._sleeping = self._closed = self._failing = False
         self._last_flush = time.monotonic()
 
     async def record(self, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
-        """``events``, unchanged and undelayed but for the store writes described above."""
+        """``events``, unchanged and undelayed: the writes described above run beside them."""
         frames = self.record_frames(events)
         try:
             async for event, _ in frames:
@@ -196,9 +218,14 @@ class TurnRecorder:
         streamed)."""
         encode = self.encoder.encode
         try:
-            if not self.batch and self.inbound:
+            if not self.batch:
+                self._clock = await self.store.message_clock(self.task_id)
                 inbound, self.inbound = self.inbound, []
-                await self.store.create_messages(self.task_id, inbound, streaming_status=DONE)
+                for content in inbound:
+                    stamp = self._stamp()
+                    self._inbound_rows.append(NewRow(new_id(), _json(content), DONE, stamp, stamp))
+                if inbound:
+                    self._schedule()
             async for event in events:
                 frames = encode(event)
                 if self.batch:
@@ -206,7 +233,7 @@ class TurnRecorder:
                         self._collect(frame)
                 else:
                     for frame in frames:
-                        await self._store_frame(frame)
+                        self._track(frame)
                 yield event, frames
         finally:
             closing = asyncio.get_running_loop().create_task(self._finish(events))
@@ -218,56 +245,129 @@ class TurnRecorder:
     def _collect(self, frame: dict[str, Any]) -> None:
         kind, index = frame["type"], frame["index"]
         if kind == "delta":
-            entry = self._collected.get(index)
-            if entry is not None:
-                apply_delta(entry.content, frame["delta"])
+            content = self._collected.get(index)
+            if content is not None:
+                apply_delta(content, frame["delta"])
         elif kind in ("start", "full"):
-            self._collected[index] = _Open(None, copy.deepcopy(frame["content"]))
+            self._collected[index] = copy.deepcopy(frame["content"])
 
-    async def _store_frame(self, frame: dict[str, Any]) -> None:
+    def _stamp(self) -> int:
+        """A new message's ``created_at``: now, but always after the task's previous message."""
+        stamp = now_us()
+        if stamp <= self._clock:
+            stamp = self._clock + MS
+        self._clock = stamp
+        return stamp
+
+    def _record(self, entry: _Entry, content: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": entry.id,
+            "task_id": self.task_id,
+            "content": content,
+            "streaming_status": entry.status,
+            "created_at": to_iso(entry.created_at),
+            "updated_at": to_iso(entry.updated_at),
+        }
+
+    def _track(self, frame: dict[str, Any]) -> None:
         kind, index = frame["type"], frame["index"]
-        store, task_id = self.store, self.task_id
         if kind == "delta":
-            entry = self._open.get(index)
-            if entry is not None:
+            entry = self._entries.get(index)
+            if entry is not None and entry.status == IN_PROGRESS:
                 apply_delta(entry.content, frame["delta"])
-                entry.dirty = True
-                if time.monotonic() - self._last_flush >= self.flush_interval:
-                    await self.flush()
+                entry.changes += 1
         elif kind in ("start", "full"):
-            status = IN_PROGRESS if kind == "start" else DONE
-            record = (
-                await store.create_messages(
-                    task_id, [frame["content"]], streaming_status=status, owned=kind == "start"
-                )
-            )[0]
+            start = kind == "start"
+            content = frame["content"]
+            entry = _Entry(
+                index,
+                copy.deepcopy(content) if start else content,
+                IN_PROGRESS if start else DONE,
+                self._stamp(),
+            )
+            self._entries[index] = entry
+            record = self._record(entry, content)
             self.encoder.bind(index, record)
             frame["parent_task_message"] = record
-            if kind == "start":
-                self._open[index] = _Open(record, copy.deepcopy(frame["content"]))
-            else:
+            if not start:
                 self.finals.append(record)
+            self._schedule()
         elif kind == "done":
-            entry = self._open.pop(index, None)
-            if entry is not None and entry.record is not None:
-                final = await store.update_message(
-                    entry.record["id"], task_id=task_id, content=entry.content, streaming_status=DONE
-                )
+            entry = self._entries.get(index)
+            if entry is not None and entry.status == IN_PROGRESS:
+                final = self._close(entry)
                 self.encoder.bind(index, final)
                 frame["parent_task_message"] = final
-                self.finals.append(final)
         if self.pubsub is not None:
-            self.pubsub.publish(task_id, frame)
+            self.pubsub.publish(self.task_id, frame)
+
+    def _close(self, entry: _Entry) -> dict[str, Any]:
+        entry.status = DONE
+        entry.updated_at = max(now_us(), entry.updated_at + 1)
+        entry.changes += 1
+        final = self._record(entry, entry.content)
+        self.finals.append(final)
+        return final
+
+    def _schedule(self) -> None:
+        if self._writer is None and not (self._closed or self._failing):
+            self._writer = asyncio.get_running_loop().create_task(self._write_soon())
+
+    async def _write_soon(self) -> None:
+        """Flush every ``flush_interval`` while anything is pending; never delays the stream."""
+        try:
+            while not self._closed:
+                delay = self._last_flush + self.flush_interval - time.monotonic()
+                if delay > 0:
+                    self._sleeping = True
+                    try:
+                        await asyncio.sleep(delay)
+                    finally:
+                        self._sleeping = False
+                if self._closed:
+                    return
+                try:
+                    await self.flush()
+                except Exception:
+                    # Retried by the turn's last flush; until then the stream goes on undisturbed.
+                    self._failing = True
+                    log.exception(
+                        "could not write task %s's messages; retrying at the turn's end", self.task_id
+                    )
+                    return
+                if not self._inbound_rows and all(e.saved == e.changes for e in self._entries.values()):
+                    return
+        finally:
+            self._writer = None
 
     async def flush(self) -> None:
-        """Write the content accumulated so far in every open message, in one statement (they stay
-        ``IN_PROGRESS``)."""
-        self._last_flush = time.monotonic()
-        dirty = [e for e in self._open.values() if e.dirty and e.record is not None]
-        if dirty:
-            await self.store.update_contents(self.task_id, {e.record["id"]: e.content for e in dirty})  # type: ignore[index]
-            for entry in dirty:
-                entry.dirty = False
+        """Write everything pending in one transaction: new messages (the client's first, then the
+        turn's, in order) and the content and status of those already written."""
+        async with self._lock:
+            self._last_flush = time.monotonic()
+            new, changed, written = list(self._inbound_rows), [], []
+            inbound = len(new)
+            now = now_us()
+            for entry in self._entries.values():
+                if entry.saved == entry.changes:
+                    continue
+                if entry.status == IN_PROGRESS and (entry.stored or entry.changes > 1):
+                    entry.updated_at = max(now, entry.updated_at + 1)
+                text = _json(entry.content)
+                if entry.stored:
+                    changed.append(RowChange(entry.id, text, entry.status, entry.updated_at))
+                else:
+                    new.append(NewRow(entry.id, text, entry.status, entry.created_at, entry.updated_at))
+                written.append((entry, entry.changes))
+            if not new and not changed:
+                return
+            await self.store.write_flush(self.task_id, new, changed)
+            del self._inbound_rows[:inbound]
+            for entry, version in written:
+                entry.stored = True
+                entry.saved = version
+                if entry.status == DONE and version == entry.changes:
+                    del self._entries[entry.index]
 
     async def _finish(self, events: AsyncIterator[Event]) -> None:
         aclose = getattr(events, "aclose", None)
@@ -279,19 +379,17 @@ class TurnRecorder:
         if self.batch:
             await self._store_batch()
             return
-        for index, entry in list(self._open.items()):
-            if entry.record is None:
-                continue
-            try:
-                final = await self.store.update_message(
-                    entry.record["id"], task_id=self.task_id, content=entry.content, streaming_status=DONE
-                )
-            except Exception:
-                log.exception("could not close message %s", entry.record["id"])
-                continue
-            self._open.pop(index, None)
-            self.finals.append(final)
-            if self.pubsub is not None:
+        self._closed = True
+        if self._writer is not None and self._sleeping:
+            self._writer.cancel()
+        cut = [(e.index, self._close(e)) for e in self._entries.values() if e.status == IN_PROGRESS]
+        try:
+            await self.flush()
+        except Exception:
+            log.exception("could not store the end of a turn on task %s", self.task_id)
+            return
+        if self.pubsub is not None:
+            for index, final in cut:
                 self.pubsub.publish(
                     self.task_id, {"type": "done", "index": index, "parent_task_message": final}
                 )
@@ -299,7 +397,7 @@ class TurnRecorder:
     async def _store_batch(self) -> None:
         inbound, self.inbound = self.inbound, []
         indexes = sorted(self._collected)
-        contents = [*inbound, *(self._collected[i].content for i in indexes)]
+        contents = [*inbound, *(self._collected[i] for i in indexes)]
         self._collected = {}
         if not contents:
             return
@@ -317,3 +415,7 @@ class TurnRecorder:
                         "parent_task_message": record,
                     },
                 )
+
+
+def _json(content: dict[str, Any]) -> str:
+    return orjson.dumps(content).decode()

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from turnwire.store.base import Idempotency, Page, Store
+from turnwire.store.base import Idempotency, NewRow, Page, RowChange, Store
 from turnwire.store.errors import ConflictError, IdempotencyMismatchError, NotFoundError, StoreError
 from turnwire.store.filters import MessageFilter, parse_filters
 from turnwire.store.sql import SqlStore
@@ -23,8 +23,10 @@ __all__ = [
     "Idempotency",
     "IdempotencyMismatchError",
     "MessageFilter",
+    "NewRow",
     "NotFoundError",
     "Page",
+    "RowChange",
     "SqlStore",
     "Store",
     "StoreError",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from turnwire.model import Message
 from turnwire.store.filters import MessageFilter
@@ -30,6 +30,25 @@ class Page:
     data: list[dict[str, Any]]
     next_cursor: str | None
     has_more: bool
+
+
+class NewRow(NamedTuple):
+    """A message the recorder creates: its own id and stamps (µs), content as JSON text."""
+
+    id: str
+    content: str
+    streaming_status: str | None
+    created_at: int
+    updated_at: int
+
+
+class RowChange(NamedTuple):
+    """A new content (JSON text), status and wanted ``updated_at`` for a message the recorder made."""
+
+    id: str
+    content: str
+    streaming_status: str | None
+    updated_at: int
 
 
 @runtime_checkable
@@ -124,6 +143,16 @@ class Store(Protocol):
         """Replace the contents of messages of ``task_id`` in one statement, without reading them
         first (the recorder's periodic flush of messages it created). Ids that are missing or of
         another task are left alone; status is kept."""
+
+    async def message_clock(self, task_id: str) -> int:
+        """The task's latest server stamp (µs): a writer stamping its own messages starts after it.
+        ``NotFoundError`` for an unknown or deleted task."""
+
+    async def write_flush(self, task_id: str, new: Sequence[NewRow], changed: Sequence[RowChange]) -> None:
+        """One transaction: insert ``new`` in order (next sequence numbers, the given ids and stamps;
+        ``IN_PROGRESS`` ones owned by this process's writer lease), then apply ``changed`` to
+        messages of ``task_id`` (``updated_at`` never moves back). ``NotFoundError`` if ``new`` is
+        not empty and the task is unknown or deleted; then nothing is written."""
 
     async def list_messages(
         self,

@@ -28,7 +28,7 @@ _LIVE = tasks.c.status != "DELETED"
 # The batch insert bypasses SQLAlchemy's parameter processing (the per-row cost of a 1,000-row
 # batch); both drivers take positional tuples straight into their executemany.
 _COLUMNS = "id, task_id, seq, content, streaming_status, created_at, updated_at, writer_id"
-_INSERT_SQL = {
+INSERT_SQL = {
     "sqlite": f"INSERT INTO messages ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     "postgresql": f"INSERT INTO messages ({_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
 }
@@ -115,7 +115,7 @@ class MessageQueries:
                         "updated_at": iso,
                     }
                 )
-            await conn.exec_driver_sql(_INSERT_SQL[self.db.dialect], rows)
+            await conn.exec_driver_sql(INSERT_SQL[self.db.dialect], rows)
             return out
 
         return await self._idempotent("messages", idempotency, work)

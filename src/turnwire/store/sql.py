@@ -14,6 +14,7 @@ from turnwire.store.base import Idempotency
 from turnwire.store.clock import now_us
 from turnwire.store.engine import Database
 from turnwire.store.errors import ConflictError, IdempotencyMismatchError
+from turnwire.store.flushes import FlushQueries
 from turnwire.store.messages import MessageQueries
 from turnwire.store.schema import idempotency_keys, migrate
 from turnwire.store.tasks import TaskQueries
@@ -22,7 +23,7 @@ R = TypeVar("R")
 K = idempotency_keys.c
 
 
-class SqlStore(TaskQueries, MessageQueries):
+class SqlStore(TaskQueries, MessageQueries, FlushQueries):
     """Tasks and their messages in SQLite (``sqlite:///file.db``, the default) or PostgreSQL
     (``postgresql://…``). Call ``open()`` before use and ``close()`` at the end."""
 

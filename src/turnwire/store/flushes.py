@@ -1,0 +1,89 @@
+"""The recorder's writes (mixed into ``SqlStore``): every pending create and update of one flush
+in one transaction — one batch insert and one multi-row update.
+
+The recorder owns these rows: it picks their ids and timestamps itself when a message starts, so
+the TaskMessage it publishes live is the one stored later, field for field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from turnwire.store.base import NewRow, RowChange
+from turnwire.store.engine import Database
+from turnwire.store.errors import NotFoundError
+from turnwire.store.messages import INSERT_SQL
+from turnwire.store.schema import tasks
+
+T = tasks.c
+_LIVE = T.status != "DELETED"
+# updated_at = max(stored + 1, wanted): strictly advances even if someone else wrote the row since.
+_UPDATE_SQL = {
+    "sqlite": "UPDATE messages SET content = ?, streaming_status = ?, updated_at = max(updated_at + 1, ?) "
+    "WHERE id = ? AND task_id = ?",
+    "postgresql": "UPDATE messages SET content = $1, streaming_status = $2, "
+    "updated_at = GREATEST(updated_at + 1, $3) WHERE id = $4 AND task_id = $5",
+}
+
+
+class FlushQueries:
+    db: Database
+    writer_id: str | None
+
+    async def message_clock(self, task_id: str) -> int:
+        async with self.db.read() as conn:
+            clock = (await conn.execute(sa.select(T.last_created_at).where(T.id == task_id, _LIVE))).scalar()
+        if clock is None:
+            raise NotFoundError(task_id)
+        return clock
+
+    async def write_flush(self, task_id: str, new: Sequence[NewRow], changed: Sequence[RowChange]) -> None:
+        if not new and not changed:
+            return
+        async with self.db.write() as conn:
+            if new:
+                await self._insert_new(conn, task_id, new)
+            if changed:
+                await conn.exec_driver_sql(
+                    _UPDATE_SQL[self.db.dialect],
+                    [(c.content, c.streaming_status, c.updated_at, c.id, task_id) for c in changed],
+                )
+
+    async def _insert_new(self, conn: AsyncConnection, task_id: str, new: Sequence[NewRow]) -> None:
+        n = len(new)
+        latest = max(r.created_at for r in new)
+        # Sequence numbers under the task row's lock; the task's clock moves past the given stamps
+        # so later server-stamped messages sort after these.
+        seq = (
+            await conn.execute(
+                sa.update(tasks)
+                .where(T.id == task_id, _LIVE)
+                .values(
+                    next_seq=T.next_seq + n,
+                    last_created_at=sa.case((T.last_created_at > latest, T.last_created_at), else_=latest),
+                )
+                .returning(T.next_seq)
+            )
+        ).scalar()
+        if seq is None:
+            raise NotFoundError(task_id)
+        seq -= n
+        writer = self.writer_id
+        rows: list[tuple[Any, ...]] = [
+            (
+                r.id,
+                task_id,
+                seq + i,
+                r.content,
+                r.streaming_status,
+                r.created_at,
+                r.updated_at,
+                writer if r.streaming_status == "IN_PROGRESS" else None,
+            )
+            for i, r in enumerate(new)
+        ]
+        await conn.exec_driver_sql(INSERT_SQL[self.db.dialect], rows)
