@@ -8,14 +8,15 @@ a clear error; nothing turnwire writes (orjson) could carry them back out anyway
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import orjson
 
 from turnwire.errors import InputError
 
-_LONG_DIGITS = re.compile(rb"\d{19}")
+# Every digit becomes "0", so a run of 19 digits is a plain substring search: C speed, ~10x a regex.
+_DIGITS_AS_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
+_LONG_RUN = b"0" * 19
 _MIN_INT, _MAX_INT = -(2**63), 2**64 - 1  # what orjson can write back out
 
 
@@ -33,7 +34,7 @@ def loads(raw: bytes, *, loc: tuple[str | int, ...] = ("body",)) -> Any:
     except orjson.JSONDecodeError as exc:
         raise InputError(f"the body is not valid JSON: {exc}", loc=loc, type="json_invalid") from None
     # Only a run of 19+ digits can be an integer past 64 bits; anything else is already exact.
-    if _LONG_DIGITS.search(raw):
+    if _LONG_RUN in raw.translate(_DIGITS_AS_ZERO):
         try:
             json.loads(raw, parse_int=_checked_int)
         except OverflowError as exc:

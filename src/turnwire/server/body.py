@@ -59,25 +59,23 @@ def decode_json(raw: bytes, max_depth: int) -> Any:
     return value
 
 
+_CONTAINERS = (dict, list)
+
+
 def json_depth(value: Any, stop_after: int) -> int:
     """The nesting depth of a decoded JSON value (a scalar is 0), counting at most ``stop_after + 1``."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict):
-            children = node.values()
-        elif isinstance(node, list):
-            children = node
-        else:
-            continue
+    # Level by level: one type test per value, and only containers are ever kept.
+    level = [value] if type(value) in _CONTAINERS else []
+    depth = 0
+    while level:
         depth += 1
-        if depth > deepest:
-            deepest = depth
-            if deepest > stop_after:
-                return deepest
-        stack.extend((child, depth) for child in children if isinstance(child, dict | list))
-    return deepest
+        if depth > stop_after:
+            return depth
+        below: list[Any] = []
+        for node in level:
+            below += [c for c in (node.values() if type(node) is dict else node) if type(c) in _CONTAINERS]
+        level = below
+    return depth
 
 
 def _too_deep(limit: int) -> InputError:

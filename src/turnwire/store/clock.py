@@ -32,15 +32,32 @@ def new_id() -> str:
     return f"{int(time.time()) & 0xFFFFFFFF:08x}{_process}{n:06x}"
 
 
+def new_ids(n: int) -> list[str]:
+    """``n`` ids as ``new_id`` makes them, the time read once for the whole batch."""
+    prefix = f"{int(time.time()) & 0xFFFFFFFF:08x}{_process}"
+    counter = _counter
+    return [f"{prefix}{next(counter) & 0xFFFFFF:06x}" for _ in range(n)]
+
+
 def now_us() -> int:
     return time.time_ns() // 1000
 
 
+_second: tuple[int, str] = (0, _EPOCH.isoformat()[:19])
+
+
 def to_iso(us: int | None) -> str | None:
     """Store time -> timezone-aware ISO 8601 UTC with microseconds."""
+    global _second
     if us is None:
         return None
-    return (_EPOCH + us * _US).isoformat(timespec="microseconds")
+    second, fraction = divmod(us, 1_000_000)
+    # Stamps come in runs within one second (a batch is base + i ms): format that second once.
+    cached, prefix = _second
+    if second != cached:
+        prefix = (_EPOCH + timedelta(seconds=second)).isoformat()[:19]
+        _second = (second, prefix)
+    return f"{prefix}.{fraction:06d}+00:00"
 
 
 def parse_time(value: Any, loc: Loc) -> int:

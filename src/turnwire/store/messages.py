@@ -13,7 +13,7 @@ from turnwire.errors import InputError
 from turnwire.formats.agentex import render_messages
 from turnwire.model import Message
 from turnwire.store.base import Idempotency, Page
-from turnwire.store.clock import MS, new_id, now_us, to_iso
+from turnwire.store.clock import MS, new_ids, now_us, to_iso
 from turnwire.store.cursor import Position, decode_cursor, encode_cursor
 from turnwire.store.engine import Database
 from turnwire.store.errors import ConflictError, NotFoundError
@@ -99,8 +99,8 @@ class MessageQueries:
             n = len(contents)
             seq, base = await self._allocate(conn, task_id, n, created_at)
             rows, out = [], []
-            for i, content in enumerate(contents):
-                mid, ts = new_id(), base + i * MS
+            for i, (mid, content) in enumerate(zip(new_ids(n), contents, strict=True)):
+                ts = base + i * MS
                 rows.append(
                     (mid, task_id, seq + i, _dumps(content).decode(), streaming_status, ts, ts, writer)
                 )
