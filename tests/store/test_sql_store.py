@@ -144,6 +144,33 @@ async def test_batch_update_checks_everything_before_writing(store: SqlStore) ->
     assert [m["id"] for m in done] == [mine[1]["id"], mine[0]["id"]]
 
 
+async def test_a_batch_update_past_one_statement_is_still_all_or_nothing(store: SqlStore) -> None:
+    # 5,000 rows go in one UPDATE; 6,001 need two, and a bad id in the second undoes the first.
+    a, b = await store.create_task(), await store.create_task()
+    mine = await store.create_messages(a["id"], [text(str(i)) for i in range(6_000)], streaming_status="DONE")
+    (theirs,) = await store.create_messages(b["id"], [text("b")])
+    edits = {m["id"]: text(f"new {i}") for i, m in enumerate(mine)}
+    with pytest.raises(ConflictError) as info:
+        await store.update_messages(a["id"], {**edits, theirs["id"]: text("x")})
+    assert info.value.data == {"message_ids": [theirs["id"]]}
+    with pytest.raises(NotFoundError):
+        await store.update_messages(a["id"], {**edits, theirs["id"]: text("x"), "missing": text("x")})
+    listed = await store.list_messages(a["id"], limit=6_000, descending=False)
+    assert [m["content"]["content"] for m in listed] == [str(i) for i in range(6_000)]
+    assert (await store.get_message(theirs["id"]))["content"]["content"] == "b"
+
+    done = await store.update_messages(a["id"], edits)
+    listed = await store.list_messages(a["id"], limit=6_000, descending=False)
+    assert done == listed  # the answer is what a read returns
+    assert [m["content"]["content"] for m in listed] == [f"new {i}" for i in range(6_000)]
+    assert all(m["streaming_status"] == "DONE" for m in done)
+    assert [m["created_at"] for m in done] == [m["created_at"] for m in mine]
+    assert all(
+        parse_time(new["updated_at"], ()) > parse_time(old["updated_at"], ())
+        for new, old in zip(done, mine, strict=True)
+    )
+
+
 async def test_update_keeps_status_when_not_given_and_advances_updated_at(store: SqlStore) -> None:
     task = await store.create_task()
     (msg,) = await store.create_messages(task["id"], [text("a")], streaming_status="IN_PROGRESS")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -32,6 +33,28 @@ INSERT_SQL = {
     "sqlite": f"INSERT INTO messages ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     "postgresql": f"INSERT INTO messages ({_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
 }
+_UPDATE_CHUNK = 5_000  # 2 parameters a row: within SQLite's and asyncpg's 32,767
+
+
+@functools.lru_cache(maxsize=64)
+def _update_sql(dialect: str, n: int) -> str:
+    """One UPDATE of ``n`` messages of one task from a VALUES list (id, content), returning what the
+    batch answer needs. Parameters: now, then id and content per row, then the task id."""
+    if dialect == "sqlite":
+        rows = ", ".join(["(?, ?)"] * n)
+        return (
+            "UPDATE messages SET content = v.column2, updated_at = max(messages.updated_at + 1, ?) "
+            f"FROM (VALUES {rows}) AS v WHERE messages.id = v.column1 AND messages.task_id = ? "
+            "RETURNING messages.id, messages.streaming_status, messages.created_at, messages.updated_at"
+        )
+    rows = ", ".join(f"(${i}, ${i + 1})" for i in range(2, 2 * n + 2, 2))
+    return (
+        "UPDATE messages AS m SET content = v.c, updated_at = GREATEST(m.updated_at + 1, $1) "
+        f"FROM (VALUES {rows}) AS v(id, c) WHERE m.id = v.id AND m.task_id = ${2 * n + 2} "
+        "RETURNING m.id, m.streaming_status, m.created_at, m.updated_at"
+    )
+
+
 _SELECT = sa.select(M.id, M.task_id, M.content, M.streaming_status, M.created_at, M.updated_at, M.seq)
 
 
@@ -179,43 +202,44 @@ class MessageQueries:
         ids = list(updates)
         if not ids:
             return []
-        now = now_us()
+        dialect = self.db.dialect
+        found: dict[str, Any] = {}
         async with self.db.write() as conn:
-            found = {
-                r[0]: r
-                for r in await conn.execute(
-                    sa.select(M.id, M.task_id, M.streaming_status, M.created_at, M.updated_at).where(
-                        M.id.in_(ids)
-                    )
-                )
-            }
-            for mid in ids:
-                if mid not in found:
-                    raise NotFoundError(mid)
-            foreign = [mid for mid in ids if found[mid][1] != task_id]
-            if foreign:
-                raise ConflictError(
-                    f"Messages {', '.join(foreign)} do not belong to task '{task_id}'; nothing was updated",
-                    {"message_ids": foreign},
-                )
-            stamps = {mid: max(now, found[mid][4] + 1) for mid in ids}
-            await conn.execute(
-                sa.update(messages)
-                .where(M.id == sa.bindparam("mid"))
-                .values(content=sa.bindparam("c"), updated_at=sa.bindparam("u")),
-                [{"mid": mid, "c": _dumps(updates[mid]).decode(), "u": stamps[mid]} for mid in ids],
-            )
+            # Apply first, in one statement per chunk; a row count short of the batch means some id
+            # is missing or another task's: raising rolls everything back, then says which.
+            for start in range(0, len(ids), _UPDATE_CHUNK):
+                chunk = ids[start : start + _UPDATE_CHUNK]
+                params: list[Any] = [now_us()]
+                for mid in chunk:
+                    params += (mid, _dumps(updates[mid]).decode())
+                params.append(task_id)
+                result = await conn.exec_driver_sql(_update_sql(dialect, len(chunk)), tuple(params))
+                found.update((r[0], r) for r in result)
+            if len(found) != len(ids):
+                await self._refuse_update(conn, task_id, [mid for mid in ids if mid not in found])
         return [
             {
                 "id": mid,
                 "task_id": task_id,
                 "content": updates[mid],
-                "streaming_status": found[mid][2],
-                "created_at": to_iso(found[mid][3]),
-                "updated_at": to_iso(stamps[mid]),
+                "streaming_status": found[mid][1],
+                "created_at": to_iso(found[mid][2]),
+                "updated_at": to_iso(found[mid][3]),
             }
             for mid in ids
         ]
+
+    async def _refuse_update(self, conn: AsyncConnection, task_id: str, missed: list[str]) -> None:
+        """Raise for ids the batch update did not reach: ``NotFoundError`` for the first that does
+        not exist, else ``ConflictError`` naming those of another task."""
+        owners = dict(list(await conn.execute(sa.select(M.id, M.task_id).where(M.id.in_(missed)))))
+        for mid in missed:
+            if mid not in owners:
+                raise NotFoundError(mid)
+        raise ConflictError(
+            f"Messages {', '.join(missed)} do not belong to task '{task_id}'; nothing was updated",
+            {"message_ids": missed},
+        )
 
     async def update_contents(self, task_id: str, updates: Mapping[str, dict[str, Any]]) -> None:
         ids = list(updates)
