@@ -16,6 +16,7 @@ import anyio
 import orjson
 
 from turnwire.errors import InputError
+from turnwire.runtime.channel import END, Channel
 
 SSE_MEDIA_TYPE: Final = "text/event-stream"
 NDJSON_MEDIA_TYPE: Final = "application/x-ndjson"
@@ -177,39 +178,77 @@ def negotiate_format(header: str | None) -> str:
 _orphans: set[asyncio.Task[Any]] = set()
 
 
+class _Failure:
+    __slots__ = ("exc",)
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+
 async def with_keepalive(source: AsyncIterator[T], interval: float | None) -> AsyncIterator[T | None]:
     """Yield what ``source`` yields, plus ``None`` after every ``interval`` seconds of silence.
 
-    Items are never dropped or reordered: the pending pull from ``source`` keeps running while the
-    timer fires. ``interval`` ``None``/``<= 0`` disables the timer. When this generator is closed or
-    cancelled, the pull in flight is cancelled (which unwinds ``source``) or ``source`` is closed.
+    Items are never dropped or reordered, and ``source`` is never asked for an item before the
+    previous one was taken: one long-lived task pulls on request, so the wait can be timed without
+    a task or timer per item. ``interval`` ``None``/``<= 0`` disables the timer. When this
+    generator is closed or cancelled, the pull in flight is cancelled (which unwinds ``source``) or
+    ``source`` is closed.
     """
     if interval is None or interval <= 0:
         async for item in source:
             yield item
         return
-    pending: asyncio.Future[T] | None = None
+    loop = asyncio.get_running_loop()
+    chan = Channel(1)
+    ask: asyncio.Future[None] = loop.create_future()
+    pulling = False
+
+    async def pull() -> None:
+        nonlocal ask, pulling
+        step = source.__anext__
+        while True:
+            await ask
+            ask = loop.create_future()
+            pulling = True
+            try:
+                item: Any = await step()
+            except StopAsyncIteration:
+                chan.close()
+                return
+            except asyncio.CancelledError:
+                raise
+            except BaseException as exc:  # handed to the consumer, raised there
+                item = _Failure(exc)
+            finally:
+                pulling = False
+            await chan.put(item)
+            if item.__class__ is _Failure:
+                return
+
+    puller = loop.create_task(pull(), name="turnwire-keepalive-pull")
+    asked = False
     try:
         while True:
-            pending = asyncio.ensure_future(anext(source))
-            while True:
-                done, _ = await asyncio.wait((pending,), timeout=interval)
-                if done:
-                    break
+            if not asked:
+                ask.set_result(None)
+                asked = True
+            if not chan.items and not await chan.wait(interval):
                 yield None
-            try:
-                item = pending.result()
-            except StopAsyncIteration:
+                continue
+            item = chan.take()
+            asked = False
+            if item is END:
                 return
-            pending = None
+            if item.__class__ is _Failure:
+                raise item.exc
             yield item
     finally:
-        if pending is not None and not pending.done():
-            # `source` is mid-step inside `pending`: cancelling the task unwinds the generator.
-            # Keep a strong reference until it finishes; the event loop only holds weak ones.
-            pending.cancel()
-            _orphans.add(pending)
-            pending.add_done_callback(_forget)
+        puller.cancel()
+        if pulling:
+            # `source` is mid-step inside the puller: cancelling it unwinds the generator. Keep a
+            # strong reference until it finishes; the event loop only holds weak ones.
+            _orphans.add(puller)
+            puller.add_done_callback(_forget)
         else:
             aclose = getattr(source, "aclose", None)
             if aclose is not None:

@@ -100,6 +100,7 @@ class TurnRun(AsyncGenerator[Event, None]):
         "_failure",
         "_gen",
         "_task",
+        "_timeout",
         "agent",
         "cancel_requested",
         "cancelled",
@@ -118,6 +119,7 @@ class TurnRun(AsyncGenerator[Event, None]):
         self._task: asyncio.Task[None] | None = None
         self._chan = Channel(channel_size)
         self._failure: BaseException | None = None
+        self._timeout: float | None = None
         self._gen = self._stream()
 
     # -- async generator protocol: delegate to the inner generator (no per-event wrapper)
@@ -126,6 +128,18 @@ class TurnRun(AsyncGenerator[Event, None]):
         return self
 
     def __anext__(self) -> Any:
+        self._timeout = None
+        return self._gen.__anext__()
+
+    def pull(self, timeout: float | None) -> Any:
+        """Awaitable: the next event, as ``__anext__``, or ``None`` when there is none to deliver
+        within ``timeout`` seconds (``0``: only what the agent already produced, without waiting;
+        ``None``: wait as long as it takes, like ``__anext__``).
+
+        ``None`` loses nothing: pull again for what comes next. Lets a consumer mark silence
+        (keepalive) and batch what is buffered without a task or timer per event.
+        """
+        self._timeout = timeout
         return self._gen.__anext__()
 
     def asend(self, value: None) -> Any:
@@ -190,7 +204,7 @@ class TurnRun(AsyncGenerator[Event, None]):
             self._failure = task.exception()
         self._chan.close()
 
-    async def _stream(self) -> AsyncIterator[Event]:
+    async def _stream(self) -> AsyncIterator[Event | None]:
         guard = TurnGuard(self.ctx.trace_id or None)
         if self.cancel_requested:  # cancelled before the first event was asked for
             self.cancelled = True
@@ -202,11 +216,20 @@ class TurnRun(AsyncGenerator[Event, None]):
         self._task = task
         task.add_done_callback(self._agent_done)
         accept = guard.accept
+        held = chan.items
         tail: list[Event] | None = None
         ended = False
         try:
             while True:
-                item = chan.take() if len(chan) else await chan.get()
+                if held:
+                    item = chan.take()
+                elif self._timeout is None:
+                    item = await chan.get()
+                elif self._timeout > 0 and await chan.wait(self._timeout):
+                    item = chan.take()
+                else:
+                    yield None  # nothing within the caller's timeout (see ``pull``)
+                    continue
                 if item is END:
                     break
                 problem = validate_event(item)

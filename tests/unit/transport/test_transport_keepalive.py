@@ -64,3 +64,33 @@ async def test_closing_between_items_closes_the_source() -> None:
     assert await anext(stream) == "a"
     await stream.aclose()
     assert log == ["closed"]
+
+
+async def test_a_failing_source_raises_its_error_after_the_items_before_it() -> None:
+    async def failing() -> AsyncIterator[str]:
+        yield "a"
+        await asyncio.sleep(0.01)
+        raise ValueError("boom")
+
+    out: list[str | None] = []
+    with pytest.raises(ValueError, match="boom"):
+        async for x in with_keepalive(failing(), 5):
+            out.append(x)
+    assert out == ["a"]
+
+
+async def test_the_source_is_never_asked_for_an_item_before_the_last_was_taken() -> None:
+    asked: list[int] = []
+
+    async def counted() -> AsyncIterator[int]:
+        for i in range(3):
+            asked.append(i)
+            yield i
+
+    stream = with_keepalive(counted(), 5)
+    assert await anext(stream) == 0
+    await asyncio.sleep(0.02)  # the puller had every chance to run ahead
+    assert asked == [0]
+    assert await anext(stream) == 1
+    await stream.aclose()
+    assert asked == [0, 1]
