@@ -11,6 +11,8 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
+import anyio
+
 from turnwire.formats.agenta import event_to_frame
 from turnwire.formats.vercel import agent_failure_text
 from turnwire.model import Done, ErrorEvent, Event
@@ -63,30 +65,62 @@ async def stream_bytes(
 ) -> AsyncIterator[bytes]:
     """The response body for ``events``: encoded, framed, with keepalives and a trailer.
 
-    A run that raises (the runner should never let it) still ends properly: the encoder's closing
-    frames report the failure, then ``trailer``. If the client goes away, the iteration is
-    cancelled and ``events`` is closed, which cancels the agent.
+    From a ``TurnRun`` (anything with its ``pull``), the frames of every event the agent has
+    already produced go out together as one ``bytes`` (one socket write); no frame waits for a
+    later event. A keepalive goes out only after ``keepalive`` seconds without an event. A run
+    that raises (the runner should never let it) still ends properly: the encoder's closing frames
+    report the failure, then ``trailer``. If the client goes away, the iteration is cancelled and
+    ``events`` is closed, which cancels the agent.
     """
     for f in encoder.start():
         yield frame(f)
-    items = with_keepalive(events, keepalive if keepalive_bytes else None)
+    interval = keepalive if keepalive_bytes and keepalive is not None and keepalive > 0 else None
+    encode = encoder.encode
+    pull = getattr(events, "pull", None)
+    source: Any = events if pull is not None else with_keepalive(events, interval)
     error: str | None = None
     try:
-        async for event in items:
-            if event is None:
-                if keepalive_bytes:
-                    yield keepalive_bytes
-                continue
-            chunks = encoder.encode(event)
-            if len(chunks) == 1:
-                yield frame(chunks[0])
-            elif chunks:
-                yield b"".join(frame(c) for c in chunks)
+        if pull is not None:
+            while True:
+                try:
+                    event = await pull(interval)
+                except StopAsyncIteration:
+                    break
+                if event is None:
+                    yield keepalive_bytes  # type: ignore[misc]  # None only comes with an interval
+                    continue
+                out = [frame(c) for c in encode(event)]
+                # Then what is already buffered, without waiting. After the final event the run
+                # may still wait for its agent to stop: that must not hold the last frames back.
+                while events.stop_reason is None:  # type: ignore[attr-defined]
+                    event = await pull(0)
+                    if event is None:
+                        break
+                    for c in encode(event):
+                        out.append(frame(c))
+                if len(out) == 1:
+                    yield out[0]
+                elif out:
+                    yield b"".join(out)
+        else:
+            async for event in source:
+                if event is None:
+                    yield keepalive_bytes  # type: ignore[misc]
+                    continue
+                chunks = encode(event)
+                if len(chunks) == 1:
+                    yield frame(chunks[0])
+                elif chunks:
+                    yield b"".join([frame(c) for c in chunks])
     except Exception as exc:  # the runner's contract was broken: still end the stream properly
         log.exception("turn stream failed", exc_info=exc)
         error = agent_failure_text(exc)
     finally:
-        await items.aclose()
+        if pull is not None:
+            with anyio.CancelScope(shield=True):
+                await source.aclose()
+        else:
+            await source.aclose()
     for f in encoder.finish(error=error):
         yield frame(f)
     if trailer:
