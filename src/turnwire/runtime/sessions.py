@@ -29,12 +29,20 @@ from turnwire.model import (
     InteractionKind,
     InteractionRequest,
     Message,
+    MessageDelta,
+    MessageEnd,
+    MessageStart,
     Role,
     StopReason,
     TextBlock,
+    ThoughtDelta,
+    ThoughtEnd,
+    ThoughtStart,
     ToolCall,
     ToolCallBlock,
+    ToolResult,
     ToolResultBlock,
+    Usage,
 )
 from turnwire.runtime.approvals import ApprovalSigner
 from turnwire.runtime.context import Agent, TurnContext
@@ -46,6 +54,11 @@ logger = logging.getLogger("turnwire.runtime")
 DEFAULT_POOL_MAX: Final = 64
 DEFAULT_IDLE_TTL: Final = 60.0
 DEFAULT_WAITING_TTL: Final = 600.0
+
+_PLAIN_EVENTS: Final = frozenset(
+    {MessageStart, MessageDelta, MessageEnd, ThoughtStart, ThoughtDelta, ThoughtEnd, ToolResult, Usage}
+)
+"""Event classes ``_drive`` passes on untouched: no request to sign, no call to note, not a ``Done``."""
 
 SessionKey = tuple[str, str]
 """(agent name, session id)."""
@@ -238,36 +251,45 @@ class WarmSessions:
         produced = False
         calls: list[str] = []
         requests: list[InteractionRequest] = []
+        plain = _PLAIN_EVENTS
         try:
             while True:
-                try:
-                    event = await (source.asend(send) if hasattr(source, "asend") else source.__anext__())
-                except StopAsyncIteration:
-                    if resumed and not produced:
-                        # The parked agent ends without a word: it was written for cold resume only.
-                        self.cold_fallbacks += 1
-                        resumed = False
-                        source, send = agent(ctx), None
+                # Bound once per source, not looked up per event.
+                asend = getattr(source, "asend", None)
+                step = source.__anext__ if asend is None else None
+                while True:
+                    try:
+                        event = await (step() if step is not None else asend(send))
+                    except StopAsyncIteration:
+                        break
+                    send = None
+                    produced = True
+                    if event.__class__ in plain:  # most events: nothing to sign, note or park
+                        yield event
                         continue
-                    return
-                send = None
-                produced = True
-                if isinstance(event, InteractionRequest):
-                    event = self.signer.sign_request(event, ctx.session_id)
-                    requests.append(event)
-                elif isinstance(event, ToolCall) and event.id:
-                    calls.append(event.id)
-                yield event
-                if (
-                    isinstance(event, Done)
-                    and event.stop_reason == StopReason.PAUSED
-                    and requests
-                    and key is not None
-                    and hasattr(source, "asend")
-                ):
-                    if self._park(key, agent, source, ctx.messages, calls, requests):
-                        source = None
-                    return
+                    if isinstance(event, InteractionRequest):
+                        event = self.signer.sign_request(event, ctx.session_id)
+                        requests.append(event)
+                    elif isinstance(event, ToolCall) and event.id:
+                        calls.append(event.id)
+                    yield event
+                    if (
+                        isinstance(event, Done)
+                        and event.stop_reason == StopReason.PAUSED
+                        and requests
+                        and key is not None
+                        and asend is not None
+                    ):
+                        if self._park(key, agent, source, ctx.messages, calls, requests):
+                            source = None
+                        return
+                if resumed and not produced:
+                    # The parked agent ends without a word: it was written for cold resume only.
+                    self.cold_fallbacks += 1
+                    resumed = False
+                    source, send = agent(ctx), None
+                    continue
+                return
         finally:
             if source is not None:
                 await _close(source)
