@@ -45,6 +45,16 @@ class Channel:
         if getter is not None and not getter.done():
             getter.set_result(None)
 
+    def offer(self, item: Any) -> bool:
+        """Append ``item`` if there is room (``True``); ``False``, changing nothing, if full."""
+        if len(self.items) >= self._limit:
+            return False
+        self.items.append(item)
+        getter = self._getter
+        if getter is not None and not getter.done():
+            getter.set_result(None)
+        return True
+
     def close(self) -> None:
         """Append ``END`` (once), regardless of the limit, and wake the consumer."""
         if self.closed:

@@ -177,7 +177,7 @@ class TurnRun(AsyncGenerator[Event, None]):
 
     async def _pump(self) -> None:
         """Task body: iterate the agent and feed the channel; failures are kept, not raised."""
-        put = self._chan.put
+        offer, put = self._chan.offer, self._chan.put
         try:
             agen = self.agent(self.ctx)
             if not hasattr(agen, "__anext__"):
@@ -188,6 +188,8 @@ class TurnRun(AsyncGenerator[Event, None]):
                     "(write it as an async generator: async def with yield)"
                 )
             async for event in agen:
+                if offer(event):  # room in the channel: no coroutine to build and await
+                    continue
                 try:
                     await put(event)
                 except asyncio.CancelledError as exc:

@@ -75,7 +75,7 @@ async def stream_bytes(
     for f in encoder.start():
         yield frame(f)
     interval = keepalive if keepalive_bytes and keepalive is not None and keepalive > 0 else None
-    encode = encoder.encode
+    to_bytes = _bytes_of(encoder, frame)
     pull = getattr(events, "pull", None)
     source: Any = events if pull is not None else with_keepalive(events, interval)
     error: str | None = None
@@ -89,29 +89,25 @@ async def stream_bytes(
                 if event is None:
                     yield keepalive_bytes  # type: ignore[misc]  # None only comes with an interval
                     continue
-                out = [frame(c) for c in encode(event)]
+                out = [to_bytes(event)]
                 # Then what is already buffered, without waiting. After the final event the run
                 # may still wait for its agent to stop: that must not hold the last frames back.
                 while events.stop_reason is None:  # type: ignore[attr-defined]
                     event = await pull(0)
                     if event is None:
                         break
-                    for c in encode(event):
-                        out.append(frame(c))
-                if len(out) == 1:
-                    yield out[0]
-                elif out:
-                    yield b"".join(out)
+                    out.append(to_bytes(event))
+                body = out[0] if len(out) == 1 else b"".join(out)
+                if body:
+                    yield body
         else:
             async for event in source:
                 if event is None:
                     yield keepalive_bytes  # type: ignore[misc]
                     continue
-                chunks = encode(event)
-                if len(chunks) == 1:
-                    yield frame(chunks[0])
-                elif chunks:
-                    yield b"".join([frame(c) for c in chunks])
+                body = to_bytes(event)
+                if body:
+                    yield body
     except Exception as exc:  # the runner's contract was broken: still end the stream properly
         log.exception("turn stream failed", exc_info=exc)
         error = agent_failure_text(exc)
@@ -125,6 +121,22 @@ async def stream_bytes(
         yield frame(f)
     if trailer:
         yield trailer
+
+
+def _bytes_of(encoder: FrameEncoder, frame: Callable[[Any], bytes]) -> Callable[[Event], bytes]:
+    """``event -> bytes``: the framed chunks of one event (``b""`` for none)."""
+    if type(encoder) is AgentaFrames:
+        # One frame per event, always: no list to build and walk.
+        return lambda event: frame(event_to_frame(event))
+    encode = encoder.encode
+
+    def to_bytes(event: Event) -> bytes:
+        chunks = encode(event)
+        if len(chunks) == 1:
+            return frame(chunks[0])
+        return b"".join([frame(c) for c in chunks])
+
+    return to_bytes
 
 
 def agenta_sse(events: AsyncIterator[Event], keepalive: float | None) -> AsyncIterator[bytes]:
