@@ -8,14 +8,16 @@ yields); pydantic-ai native run events (``PartStartEvent``/``PartDeltaEvent``/``
 
 Vercel SSE:
 - turnwire: ``stream_sse`` over a ``UIStreamEncoder`` (public sync API), and the server's async path
-  ``turnwire.server.streaming.vercel_sse`` with keepalive off and at its default 15 s
+  ``turnwire.server.streaming.vercel_sse`` with keepalive off and at its default 15 s, fed by a plain
+  async generator and, as the server feeds it, by a real ``run_turn`` (agent task, channel, guard)
 - Agenta: ``agent_stream_to_vercel_stream`` + ``vercel_sse_stream``, ``.encode()``; keepalive off, and
   with its production default (15 s: one task and ``wait_for`` per part)
 - pydantic-ai: ``VercelAIEventStream.transform_stream`` + ``encode_event`` (sdk v6), ``.encode()``
 - floor: one ``orjson.dumps`` + SSE framing per frame of turnwire's output chunks
 
 Agenta SSE:
-- turnwire: ``event_to_frame`` + ``sse_frame`` per event, and the server's ``agenta_sse``
+- turnwire: ``event_to_frame`` + ``sse_frame`` per event, and the server's ``agenta_sse`` (plain async
+  generator and real ``run_turn``, as above)
 - Agenta: its ``/invoke`` framing (``routing._sse_stream``: ``json.dumps`` per event), ``.encode()``
 - pydantic-ai: no Agenta output (not comparable)
 - floor: one ``orjson.dumps`` + framing per frame
@@ -26,6 +28,7 @@ Agenta SSE:
 from __future__ import annotations
 
 import argparse
+from collections.abc import AsyncIterator
 
 import orjson
 
@@ -44,6 +47,7 @@ from bench_vercel import build_turn  # noqa: E402
 from turnwire.formats.agenta import event_to_frame  # noqa: E402
 from turnwire.formats.vercel import UIStreamEncoder, stream_sse  # noqa: E402
 from turnwire.model import (  # noqa: E402
+    Event,
     MessageDelta,
     MessageEnd,
     MessageStart,
@@ -53,6 +57,7 @@ from turnwire.model import (  # noqa: E402
     ToolCall,
     ToolResult,
 )
+from turnwire.runtime import TurnContext, TurnRun, run_turn  # noqa: E402
 from turnwire.server.streaming import agenta_sse, vercel_sse  # noqa: E402
 from turnwire.transport import SSE_DONE, sse_frame  # noqa: E402
 
@@ -116,6 +121,24 @@ def turnwire_server_vercel(events: list, keepalive: float | None = None) -> byte
     return b"".join(drain(vercel_sse(aiter_of(events), UIStreamEncoder("msg-1", "s-1"), keepalive)))
 
 
+def run_of(events: list) -> TurnRun:
+    """The turn as the server streams it: an agent yielding ``events`` under ``run_turn``."""
+
+    async def agent(ctx: TurnContext) -> AsyncIterator[Event]:
+        for e in events:
+            yield e
+
+    return run_turn(agent, TurnContext(messages=[], session_id="s-1", trace_id="t-1"))
+
+
+def turnwire_run_vercel(events: list, keepalive: float | None = None) -> bytes:
+    return b"".join(drain(vercel_sse(run_of(events), UIStreamEncoder("msg-1", "s-1"), keepalive)))
+
+
+def turnwire_run_agenta(events: list, keepalive: float | None = None) -> bytes:
+    return b"".join(drain(agenta_sse(run_of(events), keepalive)))
+
+
 def turnwire_agenta(events: list) -> bytes:
     return b"".join([sse_frame(event_to_frame(e)) for e in events])
 
@@ -146,6 +169,8 @@ def main() -> None:
     chunks = [orjson.loads(f[6:]) for f in vercel_body.split(b"\n\n") if f.startswith(b"data: {")]
     agenta_body = turnwire_agenta(events)
     assert turnwire_server_agenta(events) == agenta_body
+    assert frames_in(turnwire_run_agenta(events)) == frames_in(agenta_body)
+    assert frames_in(turnwire_run_vercel(events)) == frames_in(vercel_body)
     assert frames_in(turnwire_server_vercel(events)) == frames_in(vercel_body)
     counts = {
         "turnwire": frames_in(vercel_body),
@@ -162,6 +187,8 @@ def main() -> None:
             "turnwire": lambda: encode_turn(events),
             "turnwire server": lambda: turnwire_server_vercel(events),
             "turnwire server keepalive": lambda: turnwire_server_vercel(events, 15.0),
+            "turnwire run": lambda: turnwire_run_vercel(events),
+            "turnwire run keepalive": lambda: turnwire_run_vercel(events, 15.0),
             "agenta": lambda: agenta_vercel(frames),
             "agenta keepalive": lambda: agenta_vercel_keepalive(frames),
             "pydantic-ai": lambda: pydantic_ai_vercel(native),
@@ -174,6 +201,8 @@ def main() -> None:
             "turnwire": lambda: turnwire_agenta(events),
             "turnwire server": lambda: turnwire_server_agenta(events),
             "turnwire server keepalive": lambda: turnwire_server_agenta(events, 15.0),
+            "turnwire run": lambda: turnwire_run_agenta(events),
+            "turnwire run keepalive": lambda: turnwire_run_agenta(events, 15.0),
             "agenta": lambda: agenta_agenta(frames),
             "floor": lambda: b"".join([sse_frame(f) for f in frames]),
         },
@@ -188,6 +217,8 @@ def main() -> None:
         ("turnwire", "turnwire stream_sse (sync)", counts["turnwire"]),
         ("turnwire server", "turnwire server path (async, keepalive off)", counts["turnwire"]),
         ("turnwire server keepalive", "turnwire server path (async, keepalive 15 s)", counts["turnwire"]),
+        ("turnwire run", "turnwire server path from run_turn (keepalive off)", counts["turnwire"]),
+        ("turnwire run keepalive", "turnwire server path from run_turn (keepalive 15 s)", counts["turnwire"]),
         ("agenta", "Agenta 0.125.1 stream adapter + SSE (keepalive off)", counts["agenta"]),
         ("agenta keepalive", "Agenta 0.125.1, its default keepalive 15 s", counts["agenta"]),
         ("pydantic-ai", "pydantic-ai VercelAIEventStream (v6)", counts["pydantic-ai"]),
@@ -205,6 +236,8 @@ def main() -> None:
         ("turnwire", "turnwire event_to_frame + sse_frame (sync)"),
         ("turnwire server", "turnwire server path (async, keepalive off)"),
         ("turnwire server keepalive", "turnwire server path (async, keepalive 15 s)"),
+        ("turnwire run", "turnwire server path from run_turn (keepalive off)"),
+        ("turnwire run keepalive", "turnwire server path from run_turn (keepalive 15 s)"),
         ("agenta", "Agenta 0.125.1 /invoke SSE framing (no keepalive there)"),
         ("floor", "floor: orjson.dumps + framing per frame"),
     ):

@@ -77,7 +77,8 @@ async def stream_bytes(
     interval = keepalive if keepalive_bytes and keepalive is not None and keepalive > 0 else None
     to_bytes = _bytes_of(encoder, frame)
     pull = getattr(events, "pull", None)
-    source: Any = events if pull is not None else with_keepalive(events, interval)
+    # No keepalive wrapper unless it has work to do: a generator layer per event otherwise.
+    source: Any = events if pull is not None or interval is None else with_keepalive(events, interval)
     error: str | None = None
     try:
         if pull is not None:
@@ -112,11 +113,10 @@ async def stream_bytes(
         log.exception("turn stream failed", exc_info=exc)
         error = agent_failure_text(exc)
     finally:
-        if pull is not None:
+        aclose = getattr(source, "aclose", None)
+        if aclose is not None:
             with anyio.CancelScope(shield=True):
-                await source.aclose()
-        else:
-            await source.aclose()
+                await aclose()
     for f in encoder.finish(error=error):
         yield frame(f)
     if trailer:
