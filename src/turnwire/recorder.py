@@ -201,8 +201,17 @@ class TurnRecorder:
         self._sleeping = self._closed = self._failing = False
         self._last_flush = time.monotonic()
 
-    async def record(self, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
-        """``events``, unchanged and undelayed: the writes described above run beside them."""
+    def record(self, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
+        """``events``, unchanged and undelayed: the writes described above run beside them.
+
+        A ``TurnRun`` comes back as a ``RecordedRun`` that keeps its ``pull``, so a recorded stream
+        still sends what is buffered in one write and pays nothing per event for keepalive.
+        """
+        if hasattr(events, "pull"):
+            return RecordedRun(self, events)
+        return self._record_events(events)
+
+    async def _record_events(self, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
         frames = self.record_frames(events)
         try:
             async for event, _ in frames:
@@ -216,31 +225,41 @@ class TurnRecorder:
     ) -> AsyncGenerator[tuple[Event, list[dict[str, Any]]], None]:
         """Like ``record``, with each event's TaskMessageUpdate frames (parents filled in when
         streamed)."""
-        encode = self.encoder.encode
+        on_event = self.on_event
         try:
-            if not self.batch:
-                self._clock = await self.store.message_clock(self.task_id)
-                inbound, self.inbound = self.inbound, []
-                for content in inbound:
-                    stamp = self._stamp()
-                    self._inbound_rows.append(NewRow(new_id(), _json(content), DONE, stamp, stamp))
-                if inbound:
-                    self._schedule()
+            await self.begin()
             async for event in events:
-                frames = encode(event)
-                if self.batch:
-                    for frame in frames:
-                        self._collect(frame)
-                else:
-                    for frame in frames:
-                        self._track(frame)
-                yield event, frames
+                yield event, on_event(event)
         finally:
-            closing = asyncio.get_running_loop().create_task(self._finish(events))
-            _closing.add(closing)
-            closing.add_done_callback(_closing.discard)
-            # Shielded: a cancelled stream (client gone) must still leave the turn stored.
-            await asyncio.shield(closing)
+            await self.end(events)
+
+    async def begin(self) -> None:
+        """Before the first event: the task's clock and the client's new messages (streamed)."""
+        if self.batch:
+            return
+        self._clock = await self.store.message_clock(self.task_id)
+        inbound, self.inbound = self.inbound, []
+        for content in inbound:
+            stamp = self._stamp()
+            self._inbound_rows.append(NewRow(new_id(), _json(content), DONE, stamp, stamp))
+        if inbound:
+            self._schedule()
+
+    def on_event(self, event: Event) -> list[dict[str, Any]]:
+        """One event of the turn: its TaskMessageUpdate frames, tracked for the store."""
+        frames = self.encoder.encode(event)
+        keep = self._collect if self.batch else self._track
+        for frame in frames:
+            keep(frame)
+        return frames
+
+    async def end(self, events: AsyncIterator[Event]) -> None:
+        """After the last event, or when the stream is closed early: close ``events`` and store
+        the rest. Shielded: a cancelled stream (client gone) must still leave the turn stored."""
+        closing = asyncio.get_running_loop().create_task(self._finish(events))
+        _closing.add(closing)
+        closing.add_done_callback(_closing.discard)
+        await asyncio.shield(closing)
 
     def _collect(self, frame: dict[str, Any]) -> None:
         kind, index = frame["type"], frame["index"]
@@ -415,6 +434,51 @@ class TurnRecorder:
                         "parent_task_message": record,
                     },
                 )
+
+
+class RecordedRun:
+    """A ``TurnRun`` seen through a ``TurnRecorder``: the same events, ``pull`` and
+    ``stop_reason``, each event tracked by the recorder as it is delivered."""
+
+    __slots__ = ("_begun", "_ended", "_recorder", "_run")
+
+    def __init__(self, recorder: TurnRecorder, run: Any) -> None:
+        self._recorder = recorder
+        self._run = run
+        self._begun = self._ended = False
+
+    @property
+    def stop_reason(self) -> str | None:
+        return self._run.stop_reason
+
+    def __aiter__(self) -> RecordedRun:
+        return self
+
+    def __anext__(self) -> Any:
+        return self.pull(None)
+
+    async def pull(self, timeout: float | None) -> Event | None:
+        """As ``TurnRun.pull``; the recording ends when the run does."""
+        if not self._begun:
+            self._begun = True
+            await self._recorder.begin()
+        try:
+            event = await self._run.pull(timeout)
+        except StopAsyncIteration:
+            await self.aclose()
+            raise
+        if event is not None:
+            self._recorder.on_event(event)
+        return event
+
+    async def aclose(self) -> None:
+        if self._ended:
+            return
+        self._ended = True
+        if not self._begun:
+            self._begun = True
+            await self._recorder.begin()
+        await self._recorder.end(self._run)
 
 
 def _json(content: dict[str, Any]) -> str:
