@@ -6,9 +6,10 @@ functions, so the two can never disagree on a name (the reference has two ladder
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from turnwire.model import InteractionRequest
+from turnwire.model import InteractionKind, InteractionRequest
 
 
 def _str(value: Any) -> str | None:
@@ -58,3 +59,23 @@ def tool_input_of(request: InteractionRequest) -> Any:
         if value is not None:
             return value
     return None
+
+
+def render_pending(request: InteractionRequest) -> dict[str, Any]:
+    """A batch response's ``pending_interaction``: the request, plus ``tool`` from the one ladder."""
+    out: dict[str, Any] = {"type": "interaction_request", "id": request.id, "kind": request.kind}
+    if request.payload is not None:
+        out["payload"] = request.payload
+    out["tool"] = tool_name_of(request)
+    return out
+
+
+def pending_approvals(requests: Iterable[InteractionRequest]) -> dict[str, str]:
+    """``{tool call id: approval id}`` of the ``user_approval`` requests among ``requests``."""
+    out: dict[str, str] = {}
+    for request in requests:
+        if request.kind == InteractionKind.USER_APPROVAL:
+            call_id = tool_call_id_of(request)
+            if call_id:
+                out[call_id] = request.id
+    return out

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from vercel_scenarios import HISTORIES, SCENARIOS, Scenario
+from vercel_scenarios import HISTORIES, HISTORY_RENDERING, SCENARIOS, Scenario
 
 from node_runner import run_node_tests
 from turnwire.formats.vercel import (
@@ -51,7 +51,8 @@ def _write_corpus(root: Path) -> None:
             (root / setting / f"{name}.sse").write_bytes(body)
     (root / "messages").mkdir()
     for name, (msgs, _) in HISTORIES.items():
-        (root / "messages" / f"{name}.json").write_bytes(orjson.dumps(render_messages(msgs)))
+        rendered = render_messages(msgs, **HISTORY_RENDERING.get(name, {}))
+        (root / "messages" / f"{name}.json").write_bytes(orjson.dumps(rendered))
     spec = {
         "lanes": LANES,
         "scenarios": {

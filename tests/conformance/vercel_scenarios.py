@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from turnwire.formats.vercel import ClientVersion
 from turnwire.model import (
     DataEvent,
     Done,
@@ -346,3 +347,51 @@ HISTORIES: dict[str, tuple[list[Message], dict[str, Any]]] = {
         },
     ),
 }
+
+# Histories rendered with options, each checked by the client package it is written for
+# ("package" in the expectations; ai 7 when absent).
+_PENDING = [
+    Message("user", [TextBlock("Delete a and b.")]),
+    Message("tool", [ToolCallBlock("c-a", "delete_file", {"path": "a"})]),
+    Message("tool", [ToolCallBlock("c-b", "delete_file", {"path": "b"})]),
+]
+_PENDING_TOOLS = {
+    "c-a": {"state": "approval-requested", "approval": {"id": "ap_a"}},
+    "c-b": {"state": "approval-requested", "approval": {"id": "ap_b"}},
+}
+HISTORIES["pending-approvals"] = (_PENDING, {"roles": ["user", "assistant"], "tools": _PENDING_TOOLS})
+HISTORIES["pending-approvals-ai6"] = (
+    _PENDING,
+    {"roles": ["user", "assistant"], "tools": _PENDING_TOOLS, "package": "ai-v6"},
+)
+HISTORIES["pending-approvals-ai5"] = (
+    _PENDING,
+    {
+        "roles": ["user", "assistant"],
+        "tools": {"c-a": {"state": "input-available"}, "c-b": {"state": "input-available"}},
+        "package": "ai-v5",
+    },
+)
+HISTORIES["every-tool-state-ai5"] = (
+    HISTORIES["every-tool-state"][0],
+    {
+        "roles": ["system", "user", "assistant", "user"],
+        "tools": {
+            "t-input": {"state": "input-available"},
+            "t-err": {"state": "output-error", "errorText": '{"code":1}'},
+            "t-yes": {"state": "input-available", "type": "dynamic-tool", "toolName": "Delete file"},
+            "t-no": {"state": "output-error", "errorText": "no"},
+            "t-ran": {"state": "output-available", "output": "gone"},
+        },
+        "package": "ai-v5",
+    },
+)
+
+_GATES = {"c-a": "ap_a", "c-b": "ap_b"}
+HISTORY_RENDERING: dict[str, dict[str, Any]] = {
+    "pending-approvals": {"approvals": _GATES},
+    "pending-approvals-ai6": {"approvals": _GATES},
+    "pending-approvals-ai5": {"approvals": _GATES, "client_version": ClientVersion.V5},
+    "every-tool-state-ai5": {"client_version": ClientVersion.V5},
+}
+"""``render_messages`` options per history (none when absent)."""

@@ -19,8 +19,8 @@ from turnwire.conversation import INTERRUPTED, marker_type
 from turnwire.errors import InputError
 from turnwire.formats import agenta, vercel
 from turnwire.formats.agentex import content_to_message
-from turnwire.interactions import tool_call_id_of
-from turnwire.model import DataBlock, InteractionKind, InteractionRequest, Message, Role, ToolCallBlock
+from turnwire.interactions import pending_approvals
+from turnwire.model import DataBlock, InteractionRequest, Message, Role, ToolCallBlock
 from turnwire.recorder import stored_conversation
 from turnwire.server.agentex.deps import StoreDep
 from turnwire.server.agentex.errors import AgentexRoute, json_response
@@ -84,23 +84,17 @@ def render_conversation(records: Sequence[dict[str, Any]], fmt: str) -> list[dic
     if fmt == "agentex":
         return list(records)
     msgs: list[Message] = []
-    approvals: dict[str, str] = {}
+    requests: list[InteractionRequest] = []
     for record in records:
         item = _message(record)
         if isinstance(item, Message):
             msgs.append(item)
-        elif item.kind == InteractionKind.USER_APPROVAL and (call_id := tool_call_id_of(item)):
-            approvals[call_id] = item.id
+        else:
+            requests.append(item)
     if fmt == "agenta":
         return agenta.render_messages(_join_answers(msgs, frozenset((Role.ASSISTANT,))))
-    ui = vercel.render_messages(_join_answers(msgs, _ASSISTANT_SIDE))
-    for message in ui:
-        for part in message["parts"]:
-            token = approvals.get(part.get("toolCallId") or "")
-            if token is not None and part.get("state") == "input-available":
-                part["state"] = "approval-requested"
-                part["approval"] = {"id": token}
-    return ui
+    # A call already answered has left input-available, so only open gates are marked.
+    return vercel.render_messages(_join_answers(msgs, _ASSISTANT_SIDE), approvals=pending_approvals(requests))
 
 
 async def _answer(request: Request, store: Store, key: str) -> Response:

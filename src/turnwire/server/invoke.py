@@ -22,6 +22,7 @@ from starlette.responses import Response, StreamingResponse
 from turnwire.errors import InputError
 from turnwire.fold import fold
 from turnwire.formats import agenta, vercel
+from turnwire.interactions import render_pending
 from turnwire.model import Event, InteractionRequest, Message, ToolCallBlock
 from turnwire.runtime import Agent, TurnContext
 from turnwire.runtime.sessions import WarmSessions
@@ -205,17 +206,23 @@ async def _run(request: Request, config: InvokeConfig, agent_name: str) -> Respo
     if transport is Transport.JSON:
         collected = [e async for e in events]
         turn = fold(collected)
+        pending = [e for e in collected if isinstance(e, InteractionRequest)]
         if fmt == "vercel":
-            outputs = vercel.render_outputs(turn, continuation_id=vercel.continuation_id(raw_messages))
+            outputs = vercel.render_outputs(
+                turn,
+                continuation_id=vercel.continuation_id(raw_messages),
+                message_id=f"msg-{trace_id}",
+                history=messages,
+                pending=pending if turn.pending_interaction is not None else (),
+                client_version=version or vercel.ClientVersion.DEFAULT,
+            )
             out_headers.update(vercel.BATCH_HEADERS)
         else:
             outputs = agenta.render_outputs(turn)
         if turn.pending_interaction is not None:
             # Beyond the reference, which names only the last request: every gate of the turn,
             # so a client can answer two approvals pending in one message.
-            outputs["pending_interactions"] = [
-                agenta.render_interaction(e) for e in collected if isinstance(e, InteractionRequest)
-            ]
+            outputs["pending_interactions"] = [render_pending(e) for e in pending]
         envelope = {
             "version": WIRE_VERSION,
             "status": {"code": 200, "message": "Success"},

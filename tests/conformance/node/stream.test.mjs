@@ -245,9 +245,10 @@ for (const lane of spec.lanes) {
 }
 
 for (const [name, history] of Object.entries(spec.histories ?? {})) {
-  test(`ai validates the rendered UIMessages of "${name}"`, async () => {
+  const pkg = history.package ?? 'ai';
+  test(`${pkg} validates the rendered UIMessages of "${name}"`, async () => {
     const messages = JSON.parse(await readFile(path.join(CORPUS, 'messages', `${name}.json`), 'utf8'));
-    const ai = PACKAGES.ai;
+    const ai = PACKAGES[pkg];
     const validated = await ai.validateUIMessages({ messages });
     assert.equal(validated.length, messages.length);
     const parts = Object.fromEntries(messages.flatMap((m) => Object.entries(toolParts(m))));

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import uvicorn
-
-from services import free_port
+from services import serve_app
 from turnwire.agents import demo_agent
 from turnwire.model import Event
 from turnwire.runtime import TurnContext
@@ -47,19 +43,5 @@ def run_server(secret_file: Path, *, pool_max: int = 64, **settings: object) -> 
             approval_secret_file=str(secret_file), session_pool_max=pool_max, keepalive_seconds=0, **settings
         ),
     )
-    port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
-    try:
-        yield Server(f"http://127.0.0.1:{port}", starts)
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with serve_app(app, lifespan="off") as url:
+        yield Server(url, starts)

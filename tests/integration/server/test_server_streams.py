@@ -47,7 +47,8 @@ def test_demo_vercel_batch_equals_fold_of_its_ndjson_stream(client: httpx.Client
     batch = client.post("/agents/demo/invoke", json=body, headers=VERCEL)
     stream = client.post("/agents/demo/invoke", json=body, headers={"accept": NDJSON, **VERCEL})
     turn = fold(decode_frames(ndjson_lines(stream.content)))
-    assert batch.json()["data"]["outputs"] == vercel.render_outputs(turn)
+    message_id = f"msg-{batch.json()['trace_id']}"  # as the stream's start.messageId would be
+    assert batch.json()["data"]["outputs"] == vercel.render_outputs(turn, message_id=message_id)
 
 
 @pytest.mark.parametrize("transport", ["sse", "ndjson"])

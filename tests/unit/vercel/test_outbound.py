@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from turnwire.formats.vercel import parse_messages, render_messages, render_outputs
+from turnwire.formats.vercel import ClientVersion, parse_messages, render_messages, render_outputs
 from turnwire.model import (
     UNSET,
     DataBlock,
@@ -270,3 +270,102 @@ def test_render_outputs_carries_stop_reason_and_pending_interaction_in_agenta_sh
 
 def test_render_outputs_omits_absent_stop_reason_and_interaction() -> None:
     assert render_outputs(Turn()) == {"messages": []}
+
+
+def test_a_paused_batch_turn_renders_its_gate_approval_requested_with_the_id_to_answer() -> None:
+    request = InteractionRequest("ap_1", "user_approval", {"toolCallId": "c1", "toolName": "rm"})
+    turn = Turn([Message("tool", [ToolCallBlock("c1", "rm", {"path": "x"})])], "paused", request)
+    (message,) = render_outputs(turn)["messages"]
+    (part,) = message["parts"]
+    assert part["state"] == "approval-requested"
+    assert part["approval"] == {"id": "ap_1"}
+    assert part["input"] == {"path": "x"}
+
+
+def test_two_gates_pending_in_one_turn_each_get_their_own_approval_id() -> None:
+    gates = [
+        InteractionRequest("ap_a", "user_approval", {"toolCallId": "a"}),
+        InteractionRequest("ap_b", "user_approval", {"toolCallId": "b"}),
+    ]
+    calls = [Message("tool", [ToolCallBlock("a", "rm", {})]), Message("tool", [ToolCallBlock("b", "rm", {})])]
+    turn = Turn(calls, "paused", gates[-1])
+    (message,) = render_outputs(turn, pending=gates)["messages"]
+    assert [(p["toolCallId"], p["approval"]["id"]) for p in message["parts"]] == [
+        ("a", "ap_a"),
+        ("b", "ap_b"),
+    ]
+
+
+def test_an_answered_call_is_never_marked_approval_requested() -> None:
+    msgs = [
+        Message("tool", [ToolCallBlock("c1", "rm", {})]),
+        Message("tool", [ToolResultBlock("c1", output={"approved": False, "interactionToken": "ap_1"})]),
+    ]
+    (message,) = render_messages(msgs, approvals={"c1": "ap_1"})
+    assert message["parts"][0]["state"] == "output-denied"
+
+
+def test_for_ai_sdk_5_tool_parts_use_only_the_states_it_knows() -> None:
+    msgs = [
+        Message(
+            "assistant",
+            [
+                ToolCallBlock("wait", "rm", {}),
+                ToolCallBlock("yes", "rm", {}),
+                ToolCallBlock("no", "rm", {}),
+                ToolCallBlock("ran", "rm", {}),
+            ],
+        ),
+        Message("tool", [ToolResultBlock("yes", output={"approved": True, "interactionToken": "t"})]),
+        Message("tool", [ToolResultBlock("no", output={"approved": False, "interactionToken": "t2"})]),
+        Message("tool", [ToolResultBlock("ran", output={"approved": True, "interactionToken": "t3"})]),
+        Message("tool", [ToolResultBlock("ran", output="done")]),
+    ]
+    (message,) = render_messages(msgs, approvals={"wait": "ap"}, client_version=ClientVersion.V5)
+    parts = {p["toolCallId"]: p for p in message["parts"]}
+    assert parts["wait"] == {"type": "tool-rm", "toolCallId": "wait", "state": "input-available", "input": {}}
+    assert parts["yes"]["state"] == "input-available" and "approval" not in parts["yes"]
+    assert parts["no"]["state"] == "output-error"
+    assert parts["no"]["errorText"] == "Tool call execution denied."
+    assert parts["ran"]["state"] == "output-available" and "approval" not in parts["ran"]
+
+
+def test_a_batch_turn_is_one_assistant_message_as_the_stream_assembles_it() -> None:
+    turn = Turn(
+        [
+            Message("assistant", [TextBlock("Looking.")]),
+            Message("tool", [ToolCallBlock("c1", "lookup", {"q": "x"})]),
+            Message("tool", [ToolResultBlock("c1", output="found", is_error=False)]),
+            Message("assistant", [TextBlock("Found it.")]),
+        ],
+        "end_turn",
+    )
+    (message,) = render_outputs(turn, message_id="msg-t1")["messages"]
+    assert message["id"] == "msg-t1" and message["role"] == "assistant"
+    assert [p["type"] for p in message["parts"]] == ["text", "tool-lookup", "text"]
+    assert message["parts"][1]["state"] == "output-available"
+
+
+def test_a_resumed_call_keeps_its_input_and_decision_from_the_history() -> None:
+    history = [
+        Message("user", [TextBlock("delete x")]),
+        Message("tool", [ToolCallBlock("c1", "delete_file", {"path": "x"})]),
+        Message("tool", [ToolResultBlock("c1", output={"approved": True, "interactionToken": "ap_1"})]),
+        Message("tool", [ToolCallBlock("other", "lookup", {})]),  # not resumed: stays out
+    ]
+    turn = Turn(
+        [
+            Message("tool", [ToolResultBlock("c1", output="x deleted", is_error=None)]),
+            Message("assistant", [TextBlock("Deleted x.")]),
+        ],
+        "end_turn",
+    )
+    (message,) = render_outputs(turn, continuation_id="asst-1", message_id="msg-t", history=history)[
+        "messages"
+    ]
+    assert message["id"] == "asst-1"
+    tool, text = message["parts"]
+    assert tool["toolCallId"] == "c1" and tool["input"] == {"path": "x"}
+    assert tool["state"] == "output-available" and tool["output"] == "x deleted"
+    assert tool["approval"] == {"id": "ap_1", "approved": True}
+    assert text == {"type": "text", "text": "Deleted x."}

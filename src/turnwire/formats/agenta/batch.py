@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from turnwire.interactions import tool_name_of
-from turnwire.model import UNSET, InteractionRequest, Message, TextBlock, ToolCallBlock, ToolResultBlock, Turn
+from turnwire.interactions import render_pending
+from turnwire.model import UNSET, Message, TextBlock, ToolCallBlock, ToolResultBlock, Turn
 
 
 def _batch_messages(m: Message, out: list[dict[str, Any]]) -> None:
@@ -56,13 +56,8 @@ def render_batch_messages(messages: list[Message]) -> list[dict[str, Any]]:
     return out
 
 
-def render_interaction(request: InteractionRequest) -> dict[str, Any]:
-    """``pending_interaction``: the request plus ``tool``, named by the one shared ladder."""
-    out: dict[str, Any] = {"type": "interaction_request", "id": request.id, "kind": request.kind}
-    if request.payload is not None:
-        out["payload"] = request.payload
-    out["tool"] = tool_name_of(request)
-    return out
+render_interaction = render_pending
+"""``pending_interaction``: the request plus ``tool``, named by the one shared ladder."""
 
 
 def render_outputs(turn: Turn) -> dict[str, Any]:

@@ -8,16 +8,18 @@ message before them; a call and its result(s) become ONE tool part whose ``state
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from turnwire.formats.vercel import tool_states
-from turnwire.interactions import tool_name_of
+from turnwire.formats.vercel.versions import ClientVersion
+from turnwire.interactions import pending_approvals, render_pending
 from turnwire.model import (
     UNSET,
     AttachmentBlock,
     DataBlock,
     ImageBlock,
+    InteractionRequest,
     Message,
     ReasoningBlock,
     ResourceBlock,
@@ -46,13 +48,21 @@ DEFAULT_MEDIA_TYPE: Final = "application/octet-stream"
 _TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 
 
-def render_messages(msgs: Sequence[Message], *, continuation_id: str | None = None) -> list[dict[str, Any]]:
+def render_messages(
+    msgs: Sequence[Message],
+    *,
+    continuation_id: str | None = None,
+    approvals: Mapping[str, str] | None = None,
+    client_version: ClientVersion = ClientVersion.DEFAULT,
+) -> list[dict[str, Any]]:
     """Canonical messages → UIMessages.
 
     Ids come from ``Message.id``, else ``msg-<n>`` (1-based position); with ``continuation_id`` the last
     assistant message takes that id, so a client resuming after an approval keeps one message.
     Roles other than system/user/assistant/developer/tool/function become ``user`` with the original
-    role kept in ``metadata.role``.
+    role kept in ``metadata.role``. ``approvals`` (tool call id → approval id) marks calls still
+    waiting for a decision ``approval-requested``. For ``ClientVersion.V5`` tool parts use only the
+    states AI SDK 5 knows (``tool_states.for_v5``).
     """
     out: list[dict[str, Any]] = []
     tool_parts: dict[str, dict[str, Any]] = {}
@@ -71,6 +81,14 @@ def render_messages(msgs: Sequence[Message], *, continuation_id: str | None = No
             if ui["role"] == "assistant":
                 ui["id"] = continuation_id
                 break
+    if approvals:
+        for call_id, approval_id in approvals.items():
+            part = tool_parts.get(call_id)
+            if part is not None:
+                tool_states.request_approval(part, approval_id)
+    if not client_version.approval_chunks:
+        for part in tool_parts.values():
+            tool_states.for_v5(part)
     return out
 
 
@@ -170,22 +188,43 @@ def _tool_result(
     tool_states.apply_result(part, block)
 
 
-def render_outputs(turn: Turn, *, continuation_id: str | None = None) -> dict[str, Any]:
+def render_outputs(
+    turn: Turn,
+    *,
+    continuation_id: str | None = None,
+    message_id: str | None = None,
+    history: Sequence[Message] = (),
+    pending: Sequence[InteractionRequest] = (),
+    client_version: ClientVersion = ClientVersion.DEFAULT,
+) -> dict[str, Any]:
     """A folded turn as the batch ``data.outputs``: UIMessages, ``stop_reason``, ``pending_interaction``.
 
-    ``pending_interaction`` has the Agenta shape ``{"type", "id", "kind", "payload", "tool"}``; both keys
-    are omitted when the turn has none.
+    The turn is ONE assistant UIMessage, as a client assembles it from the stream of the same turn
+    (the reference returns one per folded message, tool info lost, Q10): id ``continuation_id``,
+    else ``message_id``. A tool the turn resumed from ``history`` (a call answered after an
+    approval) keeps its input and decision there. Calls waiting for approval (``pending``, else
+    the turn's last request) render ``approval-requested`` with the id to answer with.
+    ``pending_interaction`` has the Agenta shape ``{"type", "id", "kind", "payload"?, "tool"}``.
     """
-    outputs: dict[str, Any] = {"messages": render_messages(turn.messages, continuation_id=continuation_id)}
+    blocks = [b for m in turn.messages for b in m.content]
+    called = {b.id for b in blocks if isinstance(b, ToolCallBlock)}
+    resumed = {b.id for b in blocks if isinstance(b, ToolResultBlock) and b.id not in called}
+    context = [
+        b
+        for m in history
+        for b in m.content
+        if isinstance(b, ToolCallBlock | ToolResultBlock) and b.id is not None and b.id in resumed
+    ]
+    request = turn.pending_interaction
+    waiting = pending or ([request] if request is not None else [])
+    answer = [Message("assistant", context + blocks, id=continuation_id or message_id)] if blocks else []
+    outputs: dict[str, Any] = {
+        "messages": render_messages(
+            answer, approvals=pending_approvals(waiting), client_version=client_version
+        )
+    }
     if turn.stop_reason is not None:
         outputs["stop_reason"] = turn.stop_reason
-    request = turn.pending_interaction
     if request is not None:
-        outputs["pending_interaction"] = {
-            "type": "interaction_request",
-            "id": request.id,
-            "kind": request.kind,
-            "payload": request.payload,
-            "tool": tool_name_of(request),
-        }
+        outputs["pending_interaction"] = render_pending(request)
     return outputs

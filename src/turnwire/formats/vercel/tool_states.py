@@ -130,3 +130,32 @@ def apply_result(part: dict[str, Any], result: ToolResultBlock) -> None:
     else:
         part["state"] = OUTPUT_AVAILABLE
         part["output"] = None if output is UNSET else output
+
+
+def request_approval(part: dict[str, Any], approval_id: str) -> None:
+    """A call still waiting for its approval: ``approval-requested`` with the id to answer with."""
+    if part.get("state") == INPUT_AVAILABLE:
+        part["state"] = APPROVAL_REQUESTED
+        part["approval"] = {"id": approval_id}
+
+
+V5_STATES: Final[dict[str, str]] = {
+    APPROVAL_REQUESTED: INPUT_AVAILABLE,
+    APPROVAL_RESPONDED: INPUT_AVAILABLE,
+    OUTPUT_DENIED: OUTPUT_ERROR,
+}
+"""States AI SDK 5 does not know → the nearest state it does (it has no approvals at all)."""
+
+
+def for_v5(part: dict[str, Any]) -> None:
+    """Rewrite a tool part in place into what AI SDK 5 accepts: no approval states or objects;
+    a denial is an error reading ``Tool call execution denied.`` (v5's own wording for it)."""
+    state = part.get("state")
+    approval = part.pop("approval", None)
+    new_state = V5_STATES.get(state)  # type: ignore[arg-type]
+    if new_state is None:
+        return
+    part["state"] = new_state
+    if new_state == OUTPUT_ERROR:
+        reason = approval.get("reason") if isinstance(approval, dict) else None
+        part["errorText"] = reason if isinstance(reason, str) and reason else DENIED_TEXT
