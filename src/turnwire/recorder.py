@@ -37,7 +37,6 @@ from turnwire.model import Event, Message
 from turnwire.pubsub import PubSub
 from turnwire.store.base import NewRow, RowChange, Store
 from turnwire.store.clock import MS, new_id, now_us, to_iso
-from turnwire.store.errors import NotFoundError
 
 log = logging.getLogger("turnwire.recorder")
 
@@ -51,14 +50,8 @@ _closing: set[asyncio.Task[None]] = set()
 async def task_for_session(store: Store, session_id: str) -> dict[str, Any]:
     """The session's task: the task whose id is ``session_id``, else the one named ``session_id``
     (created on first use). Raises ``ConflictError`` if that name belongs to a deleted task."""
-    try:
-        return await store.get_task(session_id)
-    except NotFoundError:
-        pass
-    try:
-        return await store.get_task_by_name(session_id)
-    except NotFoundError:
-        return await store.create_task(name=session_id)
+    task, _ = await store.session_task(session_id)
+    return task
 
 
 async def stored_conversation(store: Store, task_id: str) -> list[dict[str, Any]]:
@@ -106,16 +99,23 @@ async def prepare_session(
     ``from_store=True``: ``messages`` are only the new ones; the agent runs on the stored
     conversation followed by them, which is the history a client sending everything would send.
     """
-    return await session_on_task(
-        store, await task_for_session(store, session_id), messages, from_store=from_store
-    )
+    task, created = await store.session_task(session_id)
+    # A task this call just created has nothing to read: whatever another request wrote since came
+    # after this one's creation, so reading at creation time (empty) is as correct.
+    current = [] if created else await stored_conversation(store, task["id"])
+    return _session(task, current, messages, from_store)
 
 
 async def session_on_task(
     store: Store, task: dict[str, Any], messages: list[Message], *, from_store: bool = False
 ) -> Session:
     """``prepare_session`` for a task already found (``message/send`` names its task directly)."""
-    current = await stored_conversation(store, task["id"])
+    return _session(task, await stored_conversation(store, task["id"]), messages, from_store)
+
+
+def _session(
+    task: dict[str, Any], current: list[dict[str, Any]], messages: list[Message], from_store: bool
+) -> Session:
     contents = [r["content"] for r in current]
     history = continue_stored(to_messages(current), messages) if from_store else messages
     return Session(task, history, plan_inbound(contents, history))

@@ -70,6 +70,11 @@ class Store(Protocol):
         """Get-or-create by ``name``: an existing task gets ``params`` (if given) overwritten;
         ``task_metadata`` applies only on creation."""
 
+    async def session_task(self, session_id: str) -> tuple[dict[str, Any], bool]:
+        """The task whose id is ``session_id``, else the live one named ``session_id``, else a new
+        task of that name; and whether this call created it. ``ConflictError`` if the name
+        belongs to a deleted task."""
+
     async def get_task(self, task_id: str) -> dict[str, Any]:
         """The task; ``NotFoundError`` if missing or deleted."""
 

@@ -44,6 +44,22 @@ def _task(row: Any) -> dict[str, Any]:
     }
 
 
+def _pick_session(rows: Any, session_id: str) -> Any:
+    """Of the rows whose id or name is ``session_id``: the live one with that id, else the live one
+    with that name, else ``None``; ``ConflictError`` when only a deleted task holds the name."""
+    by_name = None
+    for row in rows:
+        if row[0] == session_id and row[2] != "DELETED":
+            return row
+        if row[1] == session_id:
+            by_name = row
+    if by_name is None:
+        return None
+    if by_name[2] == "DELETED":
+        raise ConflictError(f"Task name '{session_id}' belongs to a deleted task")
+    return by_name
+
+
 def _dump(value: Any) -> str | None:
     return None if value is None else orjson.dumps(value).decode()
 
@@ -102,6 +118,35 @@ class TaskQueries:
                 raise
             # Lost a race to create the same name: the other writer's task is the one to return.
             return await self._idempotent("tasks", idempotency, work)
+
+    async def session_task(self, session_id: str) -> tuple[dict[str, Any], bool]:
+        """The task whose id is ``session_id``, else the live one named ``session_id``, else a new
+        task named ``session_id``; and whether this call created it. One read when the task exists,
+        one insert more when it does not. ``ConflictError`` if the name belongs to a deleted task."""
+        found = await self._session_row(session_id)
+        if found is not None:
+            return _task(found), False
+        now = now_us()
+        task_id = str(uuid.uuid4())
+        try:
+            async with self.db.write() as conn:
+                await conn.execute(
+                    tasks.insert().values(
+                        id=task_id, name=session_id, status="RUNNING", created_at=now, updated_at=now
+                    )
+                )
+        except IntegrityError:
+            # The name was taken since the read (names are unique): that task is the session's.
+            found = await self._session_row(session_id)
+            if found is None:
+                raise
+            return _task(found), False
+        return _task((task_id, session_id, "RUNNING", None, None, None, now, now)), True
+
+    async def _session_row(self, session_id: str) -> Any:
+        async with self.db.read() as conn:
+            rows = (await conn.execute(_SELECT.where(sa.or_(T.id == session_id, T.name == session_id)))).all()
+        return _pick_session(rows, session_id)
 
     async def get_task(self, task_id: str) -> dict[str, Any]:
         async with self.db.read() as conn:

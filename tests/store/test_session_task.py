@@ -1,0 +1,69 @@
+"""``SqlStore.session_task`` and ``prepare_session`` on SQLite and a real PostgreSQL: the session id
+names a task by id or by name, the first turn creates it, and racing first turns share one task."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from turnwire.model import Message, TextBlock
+from turnwire.recorder import prepare_session, task_for_session
+from turnwire.store import ConflictError, SqlStore
+
+pytestmark = pytest.mark.anyio
+
+
+def user(s: str) -> Message:
+    return Message(role="user", content=[TextBlock(text=s)])
+
+
+async def test_first_use_creates_the_task_and_later_uses_find_it(store: SqlStore) -> None:
+    task, created = await store.session_task("chat-1")
+    assert created is True
+    assert task["name"] == "chat-1" and task["status"] == "RUNNING"
+    # What the creation returns is the task as stored, field for field.
+    assert task == await store.get_task(task["id"])
+    again, created = await store.session_task("chat-1")
+    assert created is False and again == task
+    assert await task_for_session(store, "chat-1") == task
+
+
+async def test_a_task_id_wins_over_a_task_of_that_name(store: SqlStore) -> None:
+    by_id = await store.create_task(name="first")
+    named = await store.create_task(name=by_id["id"])
+    task, created = await store.session_task(by_id["id"])
+    assert created is False and task["id"] == by_id["id"]
+    # Once the task with that id is deleted, the name finds the other one.
+    await store.delete_task(by_id["id"])
+    task, created = await store.session_task(by_id["id"])
+    assert created is False and task["id"] == named["id"]
+
+
+async def test_a_deleted_task_of_that_name_is_a_conflict(store: SqlStore) -> None:
+    gone = await store.create_task(name="gone")
+    await store.delete_task(gone["id"])
+    with pytest.raises(ConflictError, match="belongs to a deleted task"):
+        await store.session_task("gone")
+    # A deleted task's id (its name is another) is free to name a new session.
+    task, created = await store.session_task(gone["id"])
+    assert created is True and task["id"] != gone["id"] and task["name"] == gone["id"]
+
+
+async def test_racing_first_turns_share_one_task(store: SqlStore) -> None:
+    results = await asyncio.gather(*(store.session_task("same") for _ in range(12)))
+    assert len({task["id"] for task, _ in results}) == 1
+    assert sum(created for _, created in results) == 1
+    assert len(await store.list_tasks()) == 1
+
+
+async def test_prepare_session_plans_everything_on_a_new_task_and_only_the_new_after(store: SqlStore) -> None:
+    first = await prepare_session(store, "s", [user("hi")])
+    assert [m.content[0].text for m in first.history] == ["hi"]
+    assert len(first.plan.contents()) == 1
+    await first.commit(store)
+    # The second turn re-sends the stored message: only the new one is planned.
+    second = await prepare_session(store, "s", [user("hi"), user("again")])
+    assert second.task_id == first.task_id
+    planned = second.plan.contents()
+    assert len(planned) == 1 and planned[0]["content"] == "again"
