@@ -43,20 +43,20 @@ def now_us() -> int:
     return time.time_ns() // 1000
 
 
-_second: tuple[int, str] = (0, _EPOCH.isoformat()[:19])
+_prefixes: dict[int, str] = {}
+"""Second -> its ISO prefix: a batch's stamps fall in a few seconds (created and updated apart)."""
 
 
 def to_iso(us: int | None) -> str | None:
     """Store time -> timezone-aware ISO 8601 UTC with microseconds."""
-    global _second
     if us is None:
         return None
     second, fraction = divmod(us, 1_000_000)
-    # Stamps come in runs within one second (a batch is base + i ms): format that second once.
-    cached, prefix = _second
-    if second != cached:
-        prefix = (_EPOCH + timedelta(seconds=second)).isoformat()[:19]
-        _second = (second, prefix)
+    prefix = _prefixes.get(second)
+    if prefix is None:
+        if len(_prefixes) >= 4096:  # bounded: old seconds are rarely asked for again
+            _prefixes.clear()
+        prefix = _prefixes[second] = (_EPOCH + timedelta(seconds=second)).isoformat()[:19]
     return f"{prefix}.{fraction:06d}+00:00"
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from sqlalchemy import event
@@ -48,6 +48,18 @@ def _sqlite_engine(url: str, *, begin: str | None, **kw: Any) -> AsyncEngine:
             conn.exec_driver_sql(begin)
 
     return engine
+
+
+async def sqlite_rows(conn: AsyncConnection, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """The rows of one statement run on the SQLite driver's own connection, inside ``conn``'s
+    transaction (already begun by its ``BEGIN`` listener).
+
+    Skips SQLAlchemy's handling of each parameter and each row, most of a 1,000-row statement's
+    cost. SQLite only: asyncpg's transaction would not yet be open at this point.
+    """
+    raw = (await conn.get_raw_connection()).driver_connection
+    async with raw.execute(sql, params) as cursor:
+        return list(await cursor.fetchall())
 
 
 class Database:

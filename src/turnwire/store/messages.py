@@ -16,7 +16,7 @@ from turnwire.model import Message
 from turnwire.store.base import Idempotency, Page
 from turnwire.store.clock import MS, new_ids, now_us, to_iso
 from turnwire.store.cursor import Position, decode_cursor, encode_cursor
-from turnwire.store.engine import Database
+from turnwire.store.engine import Database, sqlite_rows
 from turnwire.store.errors import ConflictError, NotFoundError
 from turnwire.store.filters import MessageFilter, filters_clause
 from turnwire.store.schema import messages, tasks
@@ -213,7 +213,11 @@ class MessageQueries:
                 for mid in chunk:
                     params += (mid, _dumps(updates[mid]).decode())
                 params.append(task_id)
-                result = await conn.exec_driver_sql(_update_sql(dialect, len(chunk)), tuple(params))
+                sql = _update_sql(dialect, len(chunk))
+                if dialect == "sqlite":
+                    result: Any = await sqlite_rows(conn, sql, params)
+                else:
+                    result = await conn.exec_driver_sql(sql, tuple(params))
                 found.update((r[0], r) for r in result)
             if len(found) != len(ids):
                 await self._refuse_update(conn, task_id, [mid for mid in ids if mid not in found])
