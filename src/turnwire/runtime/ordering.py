@@ -33,13 +33,11 @@ from turnwire.model import (
 _MESSAGE: Final = 0
 _THOUGHT: Final = 1
 
-# event class -> (namespace, role): role 1 = start, 2 = delta, 3 = end.
+# event class -> (namespace, role): role 1 = start, 3 = end (deltas are handled before the lookup).
 _LIFECYCLE: Final[dict[type, tuple[int, int]]] = {
     MessageStart: (_MESSAGE, 1),
-    MessageDelta: (_MESSAGE, 2),
     MessageEnd: (_MESSAGE, 3),
     ThoughtStart: (_THOUGHT, 1),
-    ThoughtDelta: (_THOUGHT, 2),
     ThoughtEnd: (_THOUGHT, 3),
 }
 _STARTS: Final = (MessageStart, ThoughtStart)
@@ -62,15 +60,16 @@ class TurnGuard:
         """What to emit for one (already validated) agent event: the event itself, a tuple of
         events (repairs first), or ``None`` to emit nothing."""
         kind = type(event)
+        if kind is MessageDelta or kind is ThoughtDelta:  # most events: a delta of an open part
+            key = (_MESSAGE if kind is MessageDelta else _THOUGHT, event.id)  # type: ignore[union-attr]
+            if key in self._open:
+                return event
+            self._open[key] = None
+            return (_STARTS[key[0]](key[1]), event)
         lifecycle = _LIFECYCLE.get(kind)
         if lifecycle is not None:
             namespace, role = lifecycle
             key = (namespace, event.id)  # type: ignore[union-attr]
-            if role == 2:
-                if key in self._open:
-                    return event
-                self._open[key] = None
-                return (_STARTS[namespace](event.id), event)  # type: ignore[union-attr]
             if role == 1:
                 if key in self._open:
                     return (_ENDS[namespace](event.id), event)  # type: ignore[union-attr]

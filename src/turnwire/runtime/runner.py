@@ -17,7 +17,7 @@ from turnwire.model import Done, ErrorEvent, Event, StopReason
 from turnwire.runtime.channel import END, Channel
 from turnwire.runtime.context import Agent, TurnContext
 from turnwire.runtime.ordering import TurnGuard
-from turnwire.runtime.validation import validate_event
+from turnwire.runtime.validation import CHECKS, validate_event
 
 logger = logging.getLogger("turnwire.runtime")
 
@@ -218,6 +218,7 @@ class TurnRun(AsyncGenerator[Event, None]):
         self._task = task
         task.add_done_callback(self._agent_done)
         accept = guard.accept
+        checks = CHECKS.get
         held = chan.items
         tail: list[Event] | None = None
         ended = False
@@ -234,8 +235,9 @@ class TurnRun(AsyncGenerator[Event, None]):
                     continue
                 if item is END:
                     break
-                problem = validate_event(item)
-                if problem is not None:
+                check = checks(type(item))
+                if check is None or check(item) is not None:
+                    problem = validate_event(item)
                     task.cancel()
                     error = ErrorEvent(message=f"Agent run failed: {problem}", code=INVALID_EVENT_CODE)
                     tail = guard.finish(StopReason.ERROR, error)
