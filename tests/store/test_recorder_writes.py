@@ -42,7 +42,9 @@ async def _turn(messages: int, deltas: int) -> AsyncIterator[Event]:
 
 class Writes:
     """Committed transactions and message statements seen on the store's writer engine (on
-    PostgreSQL it is the reader too: reads roll back, so only commits count)."""
+    PostgreSQL it is the reader too: reads roll back, so only commits count), and on SQLite the
+    statements the store hands straight to the driver's connection (its hot path skips
+    SQLAlchemy). One ``executemany`` is one statement."""
 
     def __init__(self, store: SqlStore) -> None:
         self.transactions = 0
@@ -50,6 +52,24 @@ class Writes:
         engine = store.db.writer.sync_engine
         event.listen(engine, "commit", self._commit)
         event.listen(engine, "before_cursor_execute", self._statement)
+
+    @classmethod
+    async def on(cls, store: SqlStore) -> Writes:
+        writes = cls(store)
+        if store.dialect == "sqlite":
+            # The writer pool holds one connection: every write goes through this driver object.
+            async with store.db.writer.connect() as conn:
+                raw = (await conn.get_raw_connection()).driver_connection
+            for name in ("execute", "executemany", "execute_fetchall"):
+                setattr(raw, name, writes._counting(getattr(raw, name)))
+        return writes
+
+    def _counting(self, method: Any) -> Any:
+        def call(sql: str, *args: Any, **kwargs: Any) -> Any:
+            self._statement(None, None, sql)
+            return method(sql, *args, **kwargs)
+
+        return call
 
     def _commit(self, conn: Any) -> None:
         self.transactions += 1
@@ -65,7 +85,7 @@ async def _stored(store: SqlStore, task_id: str) -> list[dict[str, Any]]:
 
 async def test_a_batch_turn_is_one_transaction_with_one_insert(store: SqlStore) -> None:
     task = (await store.create_task(name="batch"))["id"]
-    writes = Writes(store)
+    writes = await Writes.on(store)
     recorder = TurnRecorder(store, task, inbound=[USER], batch=True)
     events = [e async for e in recorder.record(_turn(20, 5))]
     assert len(events) == 1 + 20 * 7
@@ -93,7 +113,7 @@ async def test_a_streamed_turn_shorter_than_the_flush_interval_is_one_insert(sto
     # Was one insert per message start plus one update per end (22 transactions here): every
     # message now ends before the first flush, so it is created once, already DONE.
     task = (await store.create_task(name="stream"))["id"]
-    writes = Writes(store)
+    writes = await Writes.on(store)
     recorder = TurnRecorder(store, task, inbound=[USER], flush_interval=60)
     [e async for e in recorder.record(_turn(10, 50))]
     assert writes.transactions == 1 and writes.statements == ["INSERT"]
@@ -107,7 +127,7 @@ async def test_a_streamed_turn_shorter_than_the_flush_interval_is_one_insert(sto
 
 async def test_a_long_streamed_turn_writes_one_transaction_per_flush(store: SqlStore) -> None:
     task = (await store.create_task(name="long"))["id"]
-    writes = Writes(store)
+    writes = await Writes.on(store)
     recorder = TurnRecorder(store, task, inbound=[USER], flush_interval=0.05)
     [e async for e in recorder.record(_paced(messages=4, deltas=5, pause=0.02))]
     flushes = writes.transactions
@@ -228,7 +248,7 @@ async def test_a_streamed_flush_is_one_statement_for_every_open_message(store: S
     async for _ in stream:
         if len(recorder._entries) == 2 and all(e.changes > 1 for e in recorder._entries.values()):
             break
-    writes = Writes(store)
+    writes = await Writes.on(store)
     await recorder.flush()
     # The two messages do not exist yet: one transaction creates both.
     assert writes.transactions == 1 and writes.statements == ["INSERT"]
@@ -236,7 +256,7 @@ async def test_a_streamed_flush_is_one_statement_for_every_open_message(store: S
     assert stored == {"a": "IN_PROGRESS", "b": "IN_PROGRESS"}
     await stream.__anext__()  # x ends
     await stream.__anext__()  # y ends
-    writes = Writes(store)
+    writes = await Writes.on(store)
     await recorder.flush()
     assert writes.transactions == 1 and writes.statements == ["UPDATE"]  # one executemany
     await stream.aclose()

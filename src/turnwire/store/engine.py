@@ -50,16 +50,23 @@ def _sqlite_engine(url: str, *, begin: str | None, **kw: Any) -> AsyncEngine:
     return engine
 
 
-async def sqlite_rows(conn: AsyncConnection, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+async def sqlite_rows(conn: AsyncConnection, sql: str, params: Sequence[Any]) -> list[Any]:
     """The rows of one statement run on the SQLite driver's own connection, inside ``conn``'s
-    transaction (already begun by its ``BEGIN`` listener).
+    transaction if it has one (a write's, begun by its ``BEGIN`` listener).
 
-    Skips SQLAlchemy's handling of each parameter and each row, most of a 1,000-row statement's
-    cost. SQLite only: asyncpg's transaction would not yet be open at this point.
+    One round trip to the driver's thread (SQLAlchemy's cursor takes four: open, execute, fetch,
+    close) and no per-parameter or per-row processing. SQLite only: on PostgreSQL the asyncpg
+    transaction would not be open yet.
     """
     raw = (await conn.get_raw_connection()).driver_connection
-    async with raw.execute(sql, params) as cursor:
-        return list(await cursor.fetchall())
+    return list(await raw.execute_fetchall(sql, params))
+
+
+async def sqlite_many(conn: AsyncConnection, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+    """``executemany`` of ``rows`` on the SQLite driver's own connection, in ``conn``'s transaction:
+    one round trip to the driver's thread. SQLite only, like ``sqlite_rows``."""
+    raw = (await conn.get_raw_connection()).driver_connection
+    await raw.executemany(sql, rows)
 
 
 class Database:
@@ -74,8 +81,9 @@ class Database:
             self.reader = self.writer = _sqlite_engine(self.url, begin="BEGIN IMMEDIATE")
         elif self.dialect == "sqlite":
             # Every read is one SELECT, atomic on its own under WAL: an explicit BEGIN would only
-            # add a round trip to the driver's thread (about a third of a read's cost).
-            self.reader = _sqlite_engine(self.url, begin=None, pool_size=pool_size)
+            # add a round trip to the driver's thread (about a third of a read's cost). With no
+            # transaction ever open on a reader, there is nothing to roll back when it is returned.
+            self.reader = _sqlite_engine(self.url, begin=None, pool_size=pool_size, pool_reset_on_return=None)
             self.writer = _sqlite_engine(self.url, begin="BEGIN IMMEDIATE", pool_size=1, max_overflow=0)
         else:
             self.reader = self.writer = create_async_engine(self.url, pool_size=pool_size, max_overflow=20)

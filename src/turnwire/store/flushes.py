@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from turnwire.store.base import NewRow, RowChange
-from turnwire.store.engine import Database
+from turnwire.store.engine import Database, sqlite_many, sqlite_rows
 from turnwire.store.errors import NotFoundError
 from turnwire.store.messages import INSERT_SQL
 from turnwire.store.schema import tasks
@@ -29,6 +29,14 @@ _UPDATE_SQL = {
     "updated_at = GREATEST(updated_at + 1, $3) WHERE id = $4 AND task_id = $5",
 }
 
+# SQLite's hot statements as text, run in one round trip each (``engine.sqlite_rows``); the same as
+# the SQLAlchemy forms used on PostgreSQL.
+_CLOCK_SQLITE = "SELECT last_created_at FROM tasks WHERE id = ? AND status != 'DELETED'"
+_ALLOCATE_SQLITE = (
+    "UPDATE tasks SET next_seq = next_seq + ?, last_created_at = max(last_created_at, ?) "
+    "WHERE id = ? AND status != 'DELETED' RETURNING next_seq"
+)
+
 
 class FlushQueries:
     db: Database
@@ -36,7 +44,12 @@ class FlushQueries:
 
     async def message_clock(self, task_id: str) -> int:
         async with self.db.read() as conn:
-            clock = (await conn.execute(sa.select(T.last_created_at).where(T.id == task_id, _LIVE))).scalar()
+            if self.db.dialect == "sqlite":
+                rows = await sqlite_rows(conn, _CLOCK_SQLITE, (task_id,))
+                clock = rows[0][0] if rows else None
+            else:
+                query = sa.select(T.last_created_at).where(T.id == task_id, _LIVE)
+                clock = (await conn.execute(query)).scalar()
         if clock is None:
             raise NotFoundError(task_id)
         return clock
@@ -48,27 +61,30 @@ class FlushQueries:
             if new:
                 await self._insert_new(conn, task_id, new)
             if changed:
-                await conn.exec_driver_sql(
-                    _UPDATE_SQL[self.db.dialect],
-                    [(c.content, c.streaming_status, c.updated_at, c.id, task_id) for c in changed],
-                )
+                rows = [(c.content, c.streaming_status, c.updated_at, c.id, task_id) for c in changed]
+                if self.db.dialect == "sqlite":
+                    await sqlite_many(conn, _UPDATE_SQL["sqlite"], rows)
+                else:
+                    await conn.exec_driver_sql(_UPDATE_SQL["postgresql"], rows)
 
     async def _insert_new(self, conn: AsyncConnection, task_id: str, new: Sequence[NewRow]) -> None:
         n = len(new)
         latest = max(r.created_at for r in new)
         # Sequence numbers under the task row's lock; the task's clock moves past the given stamps
         # so later server-stamped messages sort after these.
-        seq = (
-            await conn.execute(
+        sqlite = self.db.dialect == "sqlite"
+        if sqlite:
+            found = await sqlite_rows(conn, _ALLOCATE_SQLITE, (n, latest, task_id))
+            seq = found[0][0] if found else None
+        else:
+            clock = sa.case((T.last_created_at > latest, T.last_created_at), else_=latest)
+            allocate = (
                 sa.update(tasks)
                 .where(T.id == task_id, _LIVE)
-                .values(
-                    next_seq=T.next_seq + n,
-                    last_created_at=sa.case((T.last_created_at > latest, T.last_created_at), else_=latest),
-                )
+                .values(next_seq=T.next_seq + n, last_created_at=clock)
                 .returning(T.next_seq)
             )
-        ).scalar()
+            seq = (await conn.execute(allocate)).scalar()
         if seq is None:
             raise NotFoundError(task_id)
         seq -= n
@@ -86,4 +102,7 @@ class FlushQueries:
             )
             for i, r in enumerate(new)
         ]
-        await conn.exec_driver_sql(INSERT_SQL[self.db.dialect], rows)
+        if sqlite:
+            await sqlite_many(conn, INSERT_SQL["sqlite"], rows)
+        else:
+            await conn.exec_driver_sql(INSERT_SQL["postgresql"], rows)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import uuid
 from typing import Any
 
@@ -14,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from turnwire.errors import InputError
 from turnwire.store.base import TASK_STATUSES, Idempotency
 from turnwire.store.clock import now_us, to_iso
-from turnwire.store.engine import Database
+from turnwire.store.engine import Database, sqlite_rows
 from turnwire.store.errors import ConflictError, NotFoundError
 from turnwire.store.schema import tasks
 
@@ -22,6 +23,12 @@ T = tasks.c
 _SELECT = sa.select(
     T.id, T.name, T.status, T.status_reason, T.params, T.task_metadata, T.created_at, T.updated_at
 )
+# Every turn's statements on SQLite, as text run in one round trip (``engine.sqlite_rows``).
+_SESSION_SQLITE = (
+    "SELECT id, name, status, status_reason, params, task_metadata, created_at, updated_at "
+    "FROM tasks WHERE id = ? OR name = ?"
+)
+_CREATE_SQLITE = "INSERT INTO tasks (id, name, status, created_at, updated_at) VALUES (?, ?, 'RUNNING', ?, ?)"
 TASK_ORDER_COLUMNS = {"created_at": T.created_at, "updated_at": T.updated_at, "name": T.name, "id": T.id}
 MOVABLE = ("RUNNING", "INTERRUPTED")
 
@@ -130,12 +137,15 @@ class TaskQueries:
         task_id = str(uuid.uuid4())
         try:
             async with self.db.write() as conn:
-                await conn.execute(
-                    tasks.insert().values(
-                        id=task_id, name=session_id, status="RUNNING", created_at=now, updated_at=now
+                if self.db.dialect == "sqlite":
+                    await sqlite_rows(conn, _CREATE_SQLITE, (task_id, session_id, now, now))
+                else:
+                    await conn.execute(
+                        tasks.insert().values(
+                            id=task_id, name=session_id, status="RUNNING", created_at=now, updated_at=now
+                        )
                     )
-                )
-        except IntegrityError:
+        except (IntegrityError, sqlite3.IntegrityError):
             # The name was taken since the read (names are unique): that task is the session's.
             found = await self._session_row(session_id)
             if found is None:
@@ -145,7 +155,11 @@ class TaskQueries:
 
     async def _session_row(self, session_id: str) -> Any:
         async with self.db.read() as conn:
-            rows = (await conn.execute(_SELECT.where(sa.or_(T.id == session_id, T.name == session_id)))).all()
+            if self.db.dialect == "sqlite":
+                rows = await sqlite_rows(conn, _SESSION_SQLITE, (session_id, session_id))
+            else:
+                query = _SELECT.where(sa.or_(T.id == session_id, T.name == session_id))
+                rows = list(await conn.execute(query))
         return _pick_session(rows, session_id)
 
     async def get_task(self, task_id: str) -> dict[str, Any]:
