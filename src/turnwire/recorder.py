@@ -50,8 +50,7 @@ _closing: set[asyncio.Task[None]] = set()
 async def task_for_session(store: Store, session_id: str) -> dict[str, Any]:
     """The session's task: the task whose id is ``session_id``, else the one named ``session_id``
     (created on first use). Raises ``ConflictError`` if that name belongs to a deleted task."""
-    task, _ = await store.session_task(session_id)
-    return task
+    return (await store.session_task(session_id)).task
 
 
 async def stored_conversation(store: Store, task_id: str) -> list[dict[str, Any]]:
@@ -71,6 +70,8 @@ class Session:
     task: dict[str, Any]
     history: list[Message]
     plan: InboundPlan
+    clock: int | None = None
+    """The task's message clock as read with the task (``TurnRecorder``'s ``clock``), if it was."""
 
     @property
     def task_id(self) -> str:
@@ -99,11 +100,13 @@ async def prepare_session(
     ``from_store=True``: ``messages`` are only the new ones; the agent runs on the stored
     conversation followed by them, which is the history a client sending everything would send.
     """
-    task, created = await store.session_task(session_id)
+    found = await store.session_task(session_id)
     # A task this call just created has nothing to read: whatever another request wrote since came
     # after this one's creation, so reading at creation time (empty) is as correct.
-    current = [] if created else await stored_conversation(store, task["id"])
-    return _session(task, current, messages, from_store)
+    current = [] if found.created else await stored_conversation(store, found.task["id"])
+    session = _session(found.task, current, messages, from_store)
+    session.clock = found.clock
+    return session
 
 
 async def session_on_task(
@@ -172,6 +175,9 @@ class TurnRecorder:
 
     ``finals`` collects the finished output TaskMessages (streamed: in the order they finished;
     batch: in the order they started).
+
+    ``clock``: the task's message clock if the caller has just read it (``prepare_session`` reads
+    it with the task); otherwise the recorder reads it before the first event.
     """
 
     def __init__(
@@ -183,6 +189,7 @@ class TurnRecorder:
         inbound: Sequence[dict[str, Any]] = (),
         batch: bool = False,
         flush_interval: float = FLUSH_INTERVAL,
+        clock: int | None = None,
     ) -> None:
         self.store = store
         self.task_id = task_id
@@ -196,6 +203,7 @@ class TurnRecorder:
         self._entries: dict[int, _Entry] = {}  # streamed: open or not yet written, by index
         self._inbound_rows: list[NewRow] = []
         self._clock = 0
+        self._known_clock = clock
         self._lock = asyncio.Lock()
         self._writer: asyncio.Task[None] | None = None
         self._sleeping = self._closed = self._failing = False
@@ -237,7 +245,8 @@ class TurnRecorder:
         """Before the first event: the task's clock and the client's new messages (streamed)."""
         if self.batch:
             return
-        self._clock = await self.store.message_clock(self.task_id)
+        known = self._known_clock
+        self._clock = await self.store.message_clock(self.task_id) if known is None else known
         inbound, self.inbound = self.inbound, []
         for content in inbound:
             stamp = self._stamp()

@@ -4,12 +4,14 @@ names a task by id or by name, the first turn creates it, and racing first turns
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 import pytest
 
-from turnwire.model import Message, TextBlock
-from turnwire.recorder import prepare_session, task_for_session
+from turnwire.model import Event, Message, MessageDelta, MessageEnd, MessageStart, TextBlock
+from turnwire.recorder import TurnRecorder, prepare_session, task_for_session
 from turnwire.store import ConflictError, SqlStore
+from turnwire.store.clock import MS, now_us, parse_time
 
 pytestmark = pytest.mark.anyio
 
@@ -19,24 +21,28 @@ def user(s: str) -> Message:
 
 
 async def test_first_use_creates_the_task_and_later_uses_find_it(store: SqlStore) -> None:
-    task, created = await store.session_task("chat-1")
-    assert created is True
+    task, created, clock = await store.session_task("chat-1")
+    assert created is True and clock == 0 == await store.message_clock(task["id"])
     assert task["name"] == "chat-1" and task["status"] == "RUNNING"
     # What the creation returns is the task as stored, field for field.
     assert task == await store.get_task(task["id"])
-    again, created = await store.session_task("chat-1")
+    again, created, _ = await store.session_task("chat-1")
     assert created is False and again == task
+    # The clock read with the task is the one message_clock gives, after messages are stored.
+    await store.create_messages(task["id"], [{"type": "text", "author": "user", "content": "hi"}])
+    found = await store.session_task("chat-1")
+    assert found.clock == await store.message_clock(task["id"]) > 0
     assert await task_for_session(store, "chat-1") == task
 
 
 async def test_a_task_id_wins_over_a_task_of_that_name(store: SqlStore) -> None:
     by_id = await store.create_task(name="first")
     named = await store.create_task(name=by_id["id"])
-    task, created = await store.session_task(by_id["id"])
+    task, created, _ = await store.session_task(by_id["id"])
     assert created is False and task["id"] == by_id["id"]
     # Once the task with that id is deleted, the name finds the other one.
     await store.delete_task(by_id["id"])
-    task, created = await store.session_task(by_id["id"])
+    task, created, _ = await store.session_task(by_id["id"])
     assert created is False and task["id"] == named["id"]
 
 
@@ -46,14 +52,14 @@ async def test_a_deleted_task_of_that_name_is_a_conflict(store: SqlStore) -> Non
     with pytest.raises(ConflictError, match="belongs to a deleted task"):
         await store.session_task("gone")
     # A deleted task's id (its name is another) is free to name a new session.
-    task, created = await store.session_task(gone["id"])
+    task, created, _ = await store.session_task(gone["id"])
     assert created is True and task["id"] != gone["id"] and task["name"] == gone["id"]
 
 
 async def test_racing_first_turns_share_one_task(store: SqlStore) -> None:
     results = await asyncio.gather(*(store.session_task("same") for _ in range(12)))
-    assert len({task["id"] for task, _ in results}) == 1
-    assert sum(created for _, created in results) == 1
+    assert len({found.task["id"] for found in results}) == 1
+    assert sum(found.created for found in results) == 1
     assert len(await store.list_tasks()) == 1
 
 
@@ -67,3 +73,19 @@ async def test_prepare_session_plans_everything_on_a_new_task_and_only_the_new_a
     assert second.task_id == first.task_id
     planned = second.plan.contents()
     assert len(planned) == 1 and planned[0]["content"] == "again"
+
+
+async def test_a_recorder_given_the_clock_stamps_after_it(store: SqlStore) -> None:
+    task = (await store.create_task(name="clocked"))["id"]
+    ahead = now_us() + 10_000_000  # ten seconds ahead: only a clock taken as given explains it
+
+    async def turn() -> AsyncIterator[Event]:
+        yield MessageStart(id="m")
+        yield MessageDelta(id="m", delta="x")
+        yield MessageEnd(id="m")
+
+    recorder = TurnRecorder(store, task, clock=ahead, flush_interval=60)
+    [e async for e in recorder.record(turn())]
+    (stored,) = await store.list_messages(task)
+    assert parse_time(stored["created_at"], ("created_at",)) == ahead + MS
+    assert stored["content"]["content"] == "x"

@@ -60,8 +60,14 @@ class Recording:
         ``batch``: the response goes out only after the turn (``Accept: application/json``), so
         everything is written at the end in one transaction instead of as it streams.
         """
+        session = self.session
         recorder = TurnRecorder(
-            self.store, self.task_id, self.pubsub, inbound=self.session.take_inbound(), batch=batch
+            self.store,
+            self.task_id,
+            self.pubsub,
+            inbound=session.take_inbound(),
+            batch=batch,
+            clock=session.clock,
         )
         return recorder.record(events)
 

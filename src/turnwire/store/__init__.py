@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from turnwire.store.base import Idempotency, NewRow, Page, RowChange, Store
+from turnwire.store.base import Idempotency, NewRow, Page, RowChange, SessionTask, Store
 from turnwire.store.errors import ConflictError, IdempotencyMismatchError, NotFoundError, StoreError
 from turnwire.store.filters import MessageFilter, parse_filters
 from turnwire.store.sql import SqlStore
@@ -27,6 +27,7 @@ __all__ = [
     "NotFoundError",
     "Page",
     "RowChange",
+    "SessionTask",
     "SqlStore",
     "Store",
     "StoreError",

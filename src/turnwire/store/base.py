@@ -42,6 +42,16 @@ class NewRow(NamedTuple):
     updated_at: int
 
 
+class SessionTask(NamedTuple):
+    """A session's task as ``Store.session_task`` finds or creates it."""
+
+    task: dict[str, Any]
+    created: bool
+    """This call created the task (so it has no messages yet)."""
+    clock: int
+    """The task's message clock when it was read, as ``message_clock`` returns it."""
+
+
 class RowChange(NamedTuple):
     """A new content (JSON text), status and wanted ``updated_at`` for a message the recorder made."""
 
@@ -70,10 +80,10 @@ class Store(Protocol):
         """Get-or-create by ``name``: an existing task gets ``params`` (if given) overwritten;
         ``task_metadata`` applies only on creation."""
 
-    async def session_task(self, session_id: str) -> tuple[dict[str, Any], bool]:
+    async def session_task(self, session_id: str) -> SessionTask:
         """The task whose id is ``session_id``, else the live one named ``session_id``, else a new
-        task of that name; and whether this call created it. ``ConflictError`` if the name
-        belongs to a deleted task."""
+        task of that name; whether this call created it, and its message clock.
+        ``ConflictError`` if the name belongs to a deleted task."""
 
     async def get_task(self, task_id: str) -> dict[str, Any]:
         """The task; ``NotFoundError`` if missing or deleted."""

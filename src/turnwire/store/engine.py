@@ -110,6 +110,13 @@ class Database:
         async with self._write_lock, self.writer.begin() as conn:
             yield conn
 
+    async def sqlite_statement(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        """One SQLite write statement on its own, atomic without ``BEGIN``/``COMMIT`` (two round
+        trips fewer than ``write()``), in turn with every other writer; its rows."""
+        assert self._write_lock is not None, "SQLite only"
+        async with self._write_lock, self.writer.connect() as conn:
+            return await sqlite_rows(conn, sql, params)
+
     async def dispose(self) -> None:
         await self.reader.dispose()
         if self.writer is not self.reader:

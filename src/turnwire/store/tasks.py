@@ -13,7 +13,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from turnwire.errors import InputError
-from turnwire.store.base import TASK_STATUSES, Idempotency
+from turnwire.store.base import TASK_STATUSES, Idempotency, SessionTask
 from turnwire.store.clock import now_us, to_iso
 from turnwire.store.engine import Database, sqlite_rows
 from turnwire.store.errors import ConflictError, NotFoundError
@@ -24,9 +24,11 @@ _SELECT = sa.select(
     T.id, T.name, T.status, T.status_reason, T.params, T.task_metadata, T.created_at, T.updated_at
 )
 # Every turn's statements on SQLite, as text run in one round trip (``engine.sqlite_rows``).
+# A task's columns, then its message clock (``last_created_at``).
+_SESSION_SELECT = _SELECT.add_columns(T.last_created_at)
 _SESSION_SQLITE = (
-    "SELECT id, name, status, status_reason, params, task_metadata, created_at, updated_at "
-    "FROM tasks WHERE id = ? OR name = ?"
+    "SELECT id, name, status, status_reason, params, task_metadata, created_at, updated_at, "
+    "last_created_at FROM tasks WHERE id = ? OR name = ?"
 )
 _CREATE_SQLITE = "INSERT INTO tasks (id, name, status, created_at, updated_at) VALUES (?, ?, 'RUNNING', ?, ?)"
 TASK_ORDER_COLUMNS = {"created_at": T.created_at, "updated_at": T.updated_at, "name": T.name, "id": T.id}
@@ -126,20 +128,21 @@ class TaskQueries:
             # Lost a race to create the same name: the other writer's task is the one to return.
             return await self._idempotent("tasks", idempotency, work)
 
-    async def session_task(self, session_id: str) -> tuple[dict[str, Any], bool]:
+    async def session_task(self, session_id: str) -> SessionTask:
         """The task whose id is ``session_id``, else the live one named ``session_id``, else a new
-        task named ``session_id``; and whether this call created it. One read when the task exists,
-        one insert more when it does not. ``ConflictError`` if the name belongs to a deleted task."""
+        task named ``session_id``; whether this call created it, and its message clock. One read
+        when the task exists, one insert more when it does not. ``ConflictError`` if the name
+        belongs to a deleted task."""
         found = await self._session_row(session_id)
         if found is not None:
-            return _task(found), False
+            return SessionTask(_task(found), False, found[8])
         now = now_us()
         task_id = str(uuid.uuid4())
         try:
-            async with self.db.write() as conn:
-                if self.db.dialect == "sqlite":
-                    await sqlite_rows(conn, _CREATE_SQLITE, (task_id, session_id, now, now))
-                else:
+            if self.db.dialect == "sqlite":
+                await self.db.sqlite_statement(_CREATE_SQLITE, (task_id, session_id, now, now))
+            else:
+                async with self.db.write() as conn:
                     await conn.execute(
                         tasks.insert().values(
                             id=task_id, name=session_id, status="RUNNING", created_at=now, updated_at=now
@@ -150,15 +153,15 @@ class TaskQueries:
             found = await self._session_row(session_id)
             if found is None:
                 raise
-            return _task(found), False
-        return _task((task_id, session_id, "RUNNING", None, None, None, now, now)), True
+            return SessionTask(_task(found), False, found[8])
+        return SessionTask(_task((task_id, session_id, "RUNNING", None, None, None, now, now)), True, 0)
 
     async def _session_row(self, session_id: str) -> Any:
         async with self.db.read() as conn:
             if self.db.dialect == "sqlite":
                 rows = await sqlite_rows(conn, _SESSION_SQLITE, (session_id, session_id))
             else:
-                query = _SELECT.where(sa.or_(T.id == session_id, T.name == session_id))
+                query = _SESSION_SELECT.where(sa.or_(T.id == session_id, T.name == session_id))
                 rows = list(await conn.execute(query))
         return _pick_session(rows, session_id)
 
