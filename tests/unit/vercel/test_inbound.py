@@ -336,3 +336,44 @@ def test_continuation_id_only_for_a_trailing_assistant_with_a_non_empty_string_i
         assert continuation_id([{**asst, "id": bad}]) is None
     assert continuation_id([]) is None
     assert continuation_id("nope") is None
+
+
+@pytest.mark.parametrize(
+    ("part", "field"),
+    [
+        ({"type": "tool-x", "toolCallId": 5, "state": "input-available", "input": {}}, ("toolCallId",)),
+        ({"type": "dynamic-tool", "toolName": "x", "tool_call_id": ["c"], "input": {}}, ("tool_call_id",)),
+        (
+            {
+                "type": "tool-x",
+                "toolCallId": "c",
+                "state": "approval-responded",
+                "approval": {"id": 3, "approved": True},
+            },
+            ("approval", "id"),
+        ),
+        ({"type": "tool-approval-response", "approvalId": 7, "approved": True}, ("approvalId",)),
+        (
+            {"type": "tool-approval-response", "toolCallId": 1.5, "approvalId": "a", "approved": False},
+            ("toolCallId",),
+        ),
+    ],
+)
+def test_an_id_that_is_not_a_string_is_an_input_error_not_a_dropped_decision(
+    part: dict, field: tuple
+) -> None:
+    with pytest.raises(InputError) as err:
+        parse_messages([{"role": "assistant", "parts": [part]}])
+    assert err.value.loc == ("messages", 0, "parts", 0, *field)
+
+
+def test_an_approval_without_a_decision_may_carry_any_id() -> None:
+    # approval-requested echoes the server's approval object; only a decision's id is checked.
+    part = {
+        "type": "tool-x",
+        "toolCallId": "c",
+        "state": "approval-requested",
+        "input": {},
+        "approval": {"id": 9},
+    }
+    assert blocks(part) == [ToolCallBlock("c", "x", {})]

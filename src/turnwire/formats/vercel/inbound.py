@@ -36,6 +36,20 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _id(part: dict[str, Any], keys: tuple[str, ...], loc: tuple[str | int, ...]) -> str | None:
+    """The first of ``keys`` that is set, as a string id; an id of another type is an InputError
+    (a decision keyed by a number would otherwise be dropped and the user asked again)."""
+    for key in keys:
+        value = part.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            raise InputError(f"{key} must be a string", loc=(*loc, key))
+        if value:
+            return value
+    return None
+
+
 def continuation_id(raw_messages: Any) -> str | None:
     """The id of the last inbound message when it is an assistant message with a non-empty string id.
 
@@ -178,7 +192,7 @@ def _tool(
     *,
     marker: bool = False,
 ) -> None:
-    call_id = _str(part.get("toolCallId")) or _str(part.get("tool_call_id"))
+    call_id = _id(part, ("toolCallId", "tool_call_id"), loc)
     name = _str(part.get("toolName")) or _str(part.get("tool_name")) or suffix
     state = part.get("state", implied_state)
     # A marker is only a result; it announces a call only when it repeats the input.
@@ -190,8 +204,8 @@ def _tool(
 
 
 def _approval_response(part: dict[str, Any], out: list[Block], loc: tuple[str | int, ...]) -> None:
-    approval_id = _str(part.get("approvalId"))
-    call_id = _str(part.get("toolCallId")) or _str(part.get("tool_call_id")) or approval_id
+    approval_id = _id(part, ("approvalId",), loc)
+    call_id = _id(part, ("toolCallId", "tool_call_id"), loc) or approval_id
     if "output" in part:
         output = part["output"]
     else:

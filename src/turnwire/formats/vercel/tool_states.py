@@ -55,9 +55,12 @@ def approval_decision(part: dict[str, Any], loc: tuple[str | int, ...]) -> tuple
     if not isinstance(approval, dict):
         return None, None
     approved = approval.get("approved")
-    if approved is None or isinstance(approved, bool):
-        return approved, approval
-    raise InputError("approval.approved must be true or false", loc=(*loc, "approval", "approved"))
+    if approved is not None and not isinstance(approved, bool):
+        raise InputError("approval.approved must be true or false", loc=(*loc, "approval", "approved"))
+    token = approval.get("id")
+    if approved is not None and token is not None and not isinstance(token, str):
+        raise InputError("approval.id must be a string", loc=(*loc, "approval", "id"))
+    return approved, approval
 
 
 def decision_output(approved: bool, approval: dict[str, Any] | None) -> dict[str, Any]:
