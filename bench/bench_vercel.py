@@ -22,6 +22,7 @@ import orjson
 
 from turnwire.formats import agenta
 from turnwire.formats.vercel import UIStreamEncoder, encode_sse, parse_messages
+from turnwire.framing import SSE_DONE, sse_frame
 from turnwire.model import (
     Done,
     Event,
@@ -35,7 +36,6 @@ from turnwire.model import (
     ToolResult,
     Usage,
 )
-from turnwire.transport import SSE_DONE, sse_frame
 
 
 def build_corpus(n: int, seed: int = 11) -> list[dict[str, Any]]:

@@ -46,6 +46,7 @@ from pydantic_ai.ui.vercel_ai import VercelAIEventStream  # noqa: E402
 from bench_vercel import build_turn  # noqa: E402
 from turnwire.formats.agenta import event_to_frame  # noqa: E402
 from turnwire.formats.vercel import UIStreamEncoder, stream_sse  # noqa: E402
+from turnwire.framing import SSE_DONE, sse_frame  # noqa: E402
 from turnwire.model import (  # noqa: E402
     Event,
     MessageDelta,
@@ -59,7 +60,6 @@ from turnwire.model import (  # noqa: E402
 )
 from turnwire.runtime import TurnContext, TurnRun, run_turn  # noqa: E402
 from turnwire.server.streaming import agenta_sse, vercel_sse  # noqa: E402
-from turnwire.transport import SSE_DONE, sse_frame  # noqa: E402
 
 
 def pydantic_ai_events(events: list) -> list:

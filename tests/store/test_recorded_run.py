@@ -7,12 +7,12 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from turnwire.framing import SSE_KEEPALIVE, sse_frame
 from turnwire.model import Event, MessageDelta, MessageEnd, MessageStart
 from turnwire.recorder import RecordedRun, TurnRecorder
 from turnwire.runtime import TurnContext, run_turn
 from turnwire.server.streaming import AgentaFrames, stream_bytes
 from turnwire.store import SqlStore
-from turnwire.transport import SSE_KEEPALIVE, sse_frame
 
 pytestmark = pytest.mark.anyio
 

@@ -19,6 +19,7 @@ from starlette.responses import Response, StreamingResponse
 
 from turnwire.errors import InputError
 from turnwire.formats import vercel
+from turnwire.framing import SSE_MEDIA_TYPE
 from turnwire.model import Event, Message, ToolCallBlock
 from turnwire.runtime import TurnContext
 from turnwire.server.body import decode_json, read_body
@@ -33,7 +34,6 @@ from turnwire.server.models import SESSION_ID_PATTERN, WIRE_VERSION, MessageBody
 from turnwire.server.recording import TASK_ID_HEADER, open_recording, wants_stored_history
 from turnwire.server.sessions import check_approvals
 from turnwire.server.streaming import vercel_sse
-from turnwire.transport import SSE_MEDIA_TYPE
 
 SUBMIT: Final = "submit-message"
 REGENERATE: Final = "regenerate-message"

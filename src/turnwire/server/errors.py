@@ -12,8 +12,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from turnwire.errors import InputError
+from turnwire.framing import JSON_MEDIA_TYPE
 from turnwire.server.body import BodyTooLarge
-from turnwire.transport import JSON_MEDIA_TYPE, NotAcceptable
+from turnwire.server.negotiation import NotAcceptable
 
 log = logging.getLogger("turnwire.server")
 

@@ -22,6 +22,7 @@ from starlette.responses import Response, StreamingResponse
 from turnwire.errors import InputError
 from turnwire.fold import fold
 from turnwire.formats import agenta, vercel
+from turnwire.framing import JSON_MEDIA_TYPE, NDJSON_MEDIA_TYPE, SSE_MEDIA_TYPE
 from turnwire.interactions import render_pending
 from turnwire.model import Event, InteractionRequest, Message, ToolCallBlock
 from turnwire.runtime import Agent, TurnContext
@@ -37,18 +38,11 @@ from turnwire.server.models import (
     NotAcceptableBody,
     ValidationErrorBody,
 )
+from turnwire.server.negotiation import Transport, negotiate_format, negotiate_transport
 from turnwire.server.recording import TASK_ID_HEADER, open_recording, wants_stored_history
 from turnwire.server.sessions import build_sessions, check_approvals
 from turnwire.server.settings import Settings
 from turnwire.server.streaming import agenta_ndjson, agenta_sse, vercel_sse
-from turnwire.transport import (
-    JSON_MEDIA_TYPE,
-    NDJSON_MEDIA_TYPE,
-    SSE_MEDIA_TYPE,
-    Transport,
-    negotiate_format,
-    negotiate_transport,
-)
 
 _SESSION_ID = re.compile(SESSION_ID_PATTERN)
 AI_SDK_VERSION_HEADER: Final = "x-ai-sdk-version"

@@ -15,8 +15,9 @@ import anyio
 
 from turnwire.formats.agenta import event_to_frame
 from turnwire.formats.vercel import agent_failure_text
+from turnwire.framing import SSE_DONE, SSE_KEEPALIVE, ndjson_frame, sse_frame
 from turnwire.model import Done, ErrorEvent, Event
-from turnwire.transport import SSE_DONE, SSE_KEEPALIVE, ndjson_frame, sse_frame, with_keepalive
+from turnwire.runtime.keepalive import with_keepalive
 
 log = logging.getLogger("turnwire.server")
 

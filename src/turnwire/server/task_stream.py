@@ -16,12 +16,13 @@ from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from turnwire.framing import SSE_MEDIA_TYPE, sse_frame
 from turnwire.pubsub import PubSub, SubscriberOverflow
+from turnwire.runtime.keepalive import with_keepalive
 from turnwire.server.agentex.deps import StoreDep
 from turnwire.server.agentex.errors import AgentexError, AgentexRoute
 from turnwire.server.history import find_task
 from turnwire.store.base import Store
-from turnwire.transport import SSE_MEDIA_TYPE, sse_frame, with_keepalive
 
 PING: Final = b":ping\n\n"
 PING_SECONDS: Final = 15.0

@@ -9,7 +9,7 @@ import pytest
 from scenarios import SCENARIOS
 from turnwire.fold import fold
 from turnwire.formats.agenta import decode_frames, encode_events, frame_to_event, render_outputs
-from turnwire.transport import ndjson_frame
+from turnwire.framing import ndjson_frame
 
 
 def ndjson_round_trip(events):

@@ -11,10 +11,10 @@ import pytest
 
 from turnwire.formats.agenta import event_to_frame
 from turnwire.formats.vercel import UIStreamEncoder, stream_sse
+from turnwire.framing import SSE_KEEPALIVE, ndjson_frame, sse_frame
 from turnwire.model import Done, Event, MessageDelta, MessageEnd, MessageStart, ToolCall, ToolResult, Usage
 from turnwire.runtime import TurnContext, run_turn
 from turnwire.server.streaming import agenta_ndjson, agenta_sse, vercel_sse
-from turnwire.transport import SSE_KEEPALIVE, ndjson_frame, sse_frame
 
 pytestmark = pytest.mark.anyio
 

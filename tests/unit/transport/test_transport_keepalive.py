@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from turnwire.transport import with_keepalive
+from turnwire.runtime.keepalive import with_keepalive
 
 pytestmark = pytest.mark.anyio
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from turnwire.errors import InputError
-from turnwire.transport import NotAcceptable, Transport, negotiate_format, negotiate_transport, parse_accept
+from turnwire.server.negotiation import (
+    NotAcceptable,
+    Transport,
+    negotiate_format,
+    negotiate_transport,
+    parse_accept,
+)
 
 J, S, N = Transport.JSON, Transport.SSE, Transport.NDJSON
 

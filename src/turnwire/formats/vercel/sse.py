@@ -6,8 +6,8 @@ from collections.abc import Iterable, Iterator
 
 from turnwire.formats.vercel.error_chunks import agent_failure_text
 from turnwire.formats.vercel.stream import Chunk, UIStreamEncoder
+from turnwire.framing import SSE_DONE, sse_frame
 from turnwire.model import Event
-from turnwire.transport import SSE_DONE, sse_frame
 
 
 def encode_sse(chunks: Iterable[Chunk], *, done: bool = False) -> bytes:

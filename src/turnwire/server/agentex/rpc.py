@@ -16,6 +16,7 @@ from starlette.responses import Response, StreamingResponse
 
 from turnwire.errors import InputError
 from turnwire.formats.agentex import content_to_message, normalize_content
+from turnwire.framing import NDJSON_MEDIA_TYPE
 from turnwire.recorder import TurnRecorder, session_on_task
 from turnwire.runtime.context import TurnContext
 from turnwire.runtime.runner import run_turn
@@ -23,7 +24,6 @@ from turnwire.server.agentex.body import read_json_value
 from turnwire.server.agentex.errors import json_response
 from turnwire.store.base import Store
 from turnwire.store.errors import StoreError
-from turnwire.transport import NDJSON_MEDIA_TYPE
 
 log = logging.getLogger("turnwire.server.agentex")
 
