@@ -44,21 +44,10 @@ def _contents(n: int, tag: str) -> list[dict]:
 def serve(db_url: str, port: int) -> None:
     """Subprocess entry: serve the Agentex routes on ``port`` from a store at ``db_url``."""
     import uvicorn
-    from fastapi import FastAPI
 
-    from turnwire.server.agentex import include_agentex_routes
-    from turnwire.store import SqlStore
+    from turnwire.server import Settings, create_app
 
-    @contextlib.asynccontextmanager
-    async def lifespan(app: FastAPI):  # type: ignore[no-untyped-def]
-        app.state.store = SqlStore(db_url)
-        await app.state.store.open()
-        yield
-        await app.state.store.close()
-
-    app = FastAPI(lifespan=lifespan)
-    app.state.agents = {"bench": None}
-    include_agentex_routes(app)
+    app = create_app({"bench": None}, settings=Settings(db_url=db_url))  # type: ignore[dict-item]
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
 
 

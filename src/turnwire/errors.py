@@ -2,10 +2,30 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 Loc = tuple[str | int, ...]
+
+MAX_ERROR_CHARS: Final = 2000
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def failure_message(exc: BaseException) -> str:
+    """``"Agent run failed: <first non-empty line of the exception>"``, without stack frames or
+    control characters, at most 2000 characters; the exception's class name if it has no text."""
+    try:
+        text = str(exc)
+    except Exception:  # a broken __str__ must not break the error path
+        text = ""
+    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    line = _CONTROL.sub("", line).replace("\t", " ") or type(exc).__name__
+    message = "Agent run failed: " + line
+    if len(message) > MAX_ERROR_CHARS:
+        message = message[: MAX_ERROR_CHARS - 1] + "…"
+    return message
 
 
 class TurnwireError(Exception):

@@ -199,6 +199,8 @@ class TurnRecorder:
         self.flush_interval = flush_interval
         self.encoder = TaskUpdateEncoder(task_id)
         self.finals: list[dict[str, Any]] = []
+        self.last_frames: list[dict[str, Any]] = []
+        """The TaskMessageUpdate frames of the last event (parents filled in when streamed)."""
         self._collected: dict[int, dict[str, Any]] = {}  # batch: every output content, by index
         self._entries: dict[int, _Entry] = {}  # streamed: open or not yet written, by index
         self._inbound_rows: list[NewRow] = []
@@ -257,6 +259,7 @@ class TurnRecorder:
     def on_event(self, event: Event) -> list[dict[str, Any]]:
         """One event of the turn: its TaskMessageUpdate frames, tracked for the store."""
         frames = self.encoder.encode(event)
+        self.last_frames = frames
         keep = self._collect if self.batch else self._track
         for frame in frames:
             keep(frame)

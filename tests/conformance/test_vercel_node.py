@@ -16,10 +16,10 @@ import pytest
 from vercel_scenarios import HISTORIES, HISTORY_RENDERING, SCENARIOS, Scenario
 
 from node_runner import run_node_tests
+from turnwire.errors import failure_message
 from turnwire.formats.vercel import (
     ClientVersion,
     UIStreamEncoder,
-    agent_failure_text,
     encode_sse,
     render_messages,
 )
@@ -76,7 +76,7 @@ def _sse_body(scenario: Scenario, encoder: UIStreamEncoder) -> bytes:
         for event in scenario.run():
             pieces.append(encode_sse(encoder.encode(event)))
     except RuntimeError as exc:
-        error = agent_failure_text(exc)
+        error = failure_message(exc)
         pieces.append(encode_sse(encoder.finish(scenario.stop_reason, error=error), done=True))
     else:
         pieces.append(encode_sse(encoder.finish(scenario.stop_reason), done=True))

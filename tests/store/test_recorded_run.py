@@ -7,11 +7,12 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from turnwire.framing import SSE_KEEPALIVE, sse_frame
+from turnwire.formats.agenta import AgentaFrames
 from turnwire.model import Event, MessageDelta, MessageEnd, MessageStart
 from turnwire.recorder import RecordedRun, TurnRecorder
 from turnwire.runtime import TurnContext, run_turn
-from turnwire.server.streaming import AgentaFrames, stream_bytes
+from turnwire.server.negotiation import Transport
+from turnwire.server.streaming import stream_body
 from turnwire.store import SqlStore
 
 pytestmark = pytest.mark.anyio
@@ -30,12 +31,7 @@ async def test_a_recorded_run_still_batches_buffered_frames_and_stores_every_mes
     recorder = TurnRecorder(store, task)
     events = recorder.record(run_turn(fast, TurnContext(session_id="s", trace_id="t")))
     assert isinstance(events, RecordedRun)
-    bodies = [
-        b
-        async for b in stream_bytes(
-            events, AgentaFrames(), sse_frame, keepalive=15, keepalive_bytes=SSE_KEEPALIVE
-        )
-    ]
+    bodies = [b async for b in stream_body(events, AgentaFrames(), Transport.SSE, keepalive=15)]
     frames = b"".join(bodies).count(b"data: ")
     assert frames == 50 * 3 + 1  # every message's three frames and the final done
     assert len(bodies) < frames / 4  # buffered events leave together, not one write each

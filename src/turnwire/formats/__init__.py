@@ -1,24 +1,66 @@
-"""The registry of wire formats.
+"""The registry of wire formats and the contract every format adapter implements.
 
-A format is one module in this package that defines ``FORMAT = WireFormat(...)``. Modules are
-discovered on first use, so adding a format means adding one module and nothing else.
+A format is one package in this folder whose ``__init__`` defines ``FORMAT = WireFormat(...)``.
+Packages are discovered on first use, so adding a format means adding one package and nothing
+else. The server asks a format's adapter for everything format-specific (parsing, rendering a
+batch answer, the stream encoder, headers); it never tests a format's name.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
-from turnwire.errors import UnknownFormatError
-from turnwire.model import Message
+from turnwire.errors import UnknownFormatError, failure_message
+from turnwire.model import Event, InteractionRequest, Message, Turn
+
+Frame = dict[str, Any]
+"""One wire frame or chunk, JSON-ready."""
+
+
+class StreamEncoder(Protocol):
+    """Turns one turn's events into wire frames: ``start()``, ``encode(event)`` per event, then
+    ``finish()`` exactly once (also after a failure, with ``error``), which closes the stream."""
+
+    def start(self) -> list[Frame]: ...
+
+    def encode(self, event: Event) -> list[Frame]: ...
+
+    def finish(self, stop_reason: str | None = None, *, error: str | None = None) -> list[Frame]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TurnInfo:
+    """What a format needs to know about the turn it renders, beside the events themselves."""
+
+    session_id: str
+    trace_id: str
+    message_id: str
+    """The id of the answer's assistant message (a continued message keeps the client's id)."""
+    history: Sequence[Message] = ()
+    """The conversation the turn ran on (calls answered in this turn are found here)."""
+    client_version: Any = None
+    """The client version the answer targets, as the format's ``VersionOption`` parsed it."""
+
+
+@dataclass(frozen=True, slots=True)
+class VersionOption:
+    """A format whose output depends on the client's version: how a request names it."""
+
+    header: str
+    """The request header naming the version (blank or absent = the server's setting)."""
+    parse: Callable[[str], Any]
+    """Header value → version; raises ``ValueError`` naming what is accepted."""
+    setting: str
+    """The ``Settings`` field holding the server's default."""
 
 
 @dataclass(frozen=True, slots=True)
 class WireFormat:
-    """What the conversion registry needs from a format: messages in, messages out."""
+    """A format adapter: messages in and out, a turn as a batch answer and as a stream."""
 
     name: str
     parse_messages: Callable[[Any], list[Message]]
@@ -26,6 +68,41 @@ class WireFormat:
     render_messages: Callable[[Sequence[Message]], list[dict[str, Any]]]
     """Canonical messages -> wire messages (JSON-ready dicts)."""
     description: str = ""
+    render_turn: Callable[[Turn, Sequence[InteractionRequest], TurnInfo], dict[str, Any]] | None = None
+    """A folded turn (and every request it left pending) -> the batch answer's ``outputs``."""
+    stream_encoder: Callable[[TurnInfo], StreamEncoder] | None = None
+    """A fresh encoder for one streamed turn."""
+    continuation_id: Callable[[list[Any]], str | None] = lambda raw: None
+    """The id of the client's trailing message that this turn continues, if the format has one."""
+    batch_headers: Mapping[str, str] = field(default_factory=dict)
+    stream_headers: Mapping[str, str] = field(default_factory=dict)
+    sse_trailer: bytes = b""
+    """What ends an SSE stream of this format after the encoder's last frame."""
+    ndjson: bool = True
+    """Whether the stream frames may travel as NDJSON lines (else NDJSON answers use the default
+    format's frames, as the reference does)."""
+    version: VersionOption | None = None
+
+    @property
+    def serves_turns(self) -> bool:
+        """Whether the format can answer a turn (batch and stream), not only convert messages."""
+        return self.render_turn is not None and self.stream_encoder is not None
+
+
+def encode_stream(events: Iterable[Event], encoder: StreamEncoder) -> Iterator[Frame]:
+    """A whole turn's frames from ``events`` (synchronous; for conversion and tests).
+
+    An exception from ``events`` ends the stream with the encoder's failure frames; it is not
+    re-raised: the stream is the report.
+    """
+    yield from encoder.start()
+    try:
+        for event in events:
+            yield from encoder.encode(event)
+    except Exception as exc:
+        yield from encoder.finish(error=failure_message(exc))
+        return
+    yield from encoder.finish()
 
 
 _registry: dict[str, WireFormat] = {}
@@ -62,3 +139,9 @@ def get_format(name: str) -> WireFormat:
 def names() -> list[str]:
     _discover()
     return sorted(_registry)
+
+
+def turn_formats() -> list[str]:
+    """The formats that can answer a turn on the invoke door."""
+    _discover()
+    return sorted(name for name, fmt in _registry.items() if fmt.serves_turns)

@@ -11,7 +11,6 @@ from turnwire.runtime.runner import (
     FAILURE_CODE,
     INVALID_EVENT_CODE,
     TurnRun,
-    failure_message,
     run_turn,
     stop_task,
 )
@@ -26,7 +25,6 @@ __all__ = [
     "TurnContext",
     "TurnRun",
     "decisions",
-    "failure_message",
     "last_user_text",
     "new_trace_id",
     "run_turn",

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import AsyncGenerator, AsyncIterator
-from typing import Any, Final
+from typing import Any, Final, Protocol, runtime_checkable
 
+from turnwire.errors import failure_message
 from turnwire.model import Done, ErrorEvent, Event, StopReason
 from turnwire.runtime.channel import END, Channel
 from turnwire.runtime.context import Agent, TurnContext
@@ -27,24 +27,6 @@ CANCEL_GRACE: Final = 1.0
 CHANNEL_SIZE: Final = 64
 FAILURE_CODE: Final = "agent_run_failed"
 INVALID_EVENT_CODE: Final = "invalid_event"
-MAX_ERROR_CHARS: Final = 2000
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-
-
-def failure_message(exc: BaseException) -> str:
-    """``"Agent run failed: <first non-empty line of the exception>"``, without stack frames or
-    control characters, at most 2000 characters; the exception's class name if it has no text."""
-    try:
-        text = str(exc)
-    except Exception:  # a broken __str__ must not break the error path
-        text = ""
-    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
-    line = _CONTROL.sub("", line).replace("\t", " ") or type(exc).__name__
-    message = "Agent run failed: " + line
-    if len(message) > MAX_ERROR_CHARS:
-        message = message[: MAX_ERROR_CHARS - 1] + "…"
-    return message
 
 
 async def stop_task(task: asyncio.Task[Any], grace: float = CANCEL_GRACE) -> bool:
@@ -84,6 +66,26 @@ async def _deliver_cancel(agen: Any, exc: asyncio.CancelledError) -> None:
         await agen.aclose()
     except BaseException:
         logger.warning("agent kept running after cancellation and ignored close")
+
+
+@runtime_checkable
+class EventRun(Protocol):
+    """A running turn as its consumers see it (``TurnRun``, and a recorded one).
+
+    ``pull(timeout)`` is ``__anext__`` that may answer ``None`` after ``timeout`` seconds without
+    an event (``0``: only what is buffered), so a consumer can mark silence and batch what is
+    ready; ``stop_reason`` is set once the final event was delivered; ``aclose`` stops the turn.
+    """
+
+    stop_reason: str | None
+
+    def __aiter__(self) -> AsyncIterator[Event]: ...
+
+    def __anext__(self) -> Any: ...
+
+    def pull(self, timeout: float | None) -> Any: ...
+
+    def aclose(self) -> Any: ...
 
 
 class TurnRun(AsyncGenerator[Event, None]):

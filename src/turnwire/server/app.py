@@ -1,58 +1,72 @@
-"""The FastAPI application: invoke, catalog and health routes, JSON errors, an honest OpenAPI."""
+"""The FastAPI application: every turnwire route on one router bound to one ``AppContext``."""
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
-from fastapi import APIRouter, FastAPI
+from fastapi import APIRouter, Depends, FastAPI
 
-from turnwire.pubsub import LocalPubSub
 from turnwire.runtime import Agent
+from turnwire.server import agentex
 from turnwire.server.catalog import catalog_router
 from turnwire.server.chat import chat_router
+from turnwire.server.context import AppContext
+from turnwire.server.conversations import router as conversations_router
 from turnwire.server.errors import install_error_handlers
-from turnwire.server.history import router as history_router
-from turnwire.server.invoke import EXTRA_SCHEMAS, InvokeConfig, invoke_router
-from turnwire.server.lifespan import store_lifespan
+from turnwire.server.invoke import EXTRA_SCHEMAS, invoke_router
+from turnwire.server.lifespan import app_lifespan
 from turnwire.server.models import Health
 from turnwire.server.settings import Settings
 from turnwire.server.task_stream import router as task_stream_router
+
+DEMO = "demo"
+
+
+def app_context(
+    agents: dict[str, Agent] | None = None,
+    *,
+    default_agent: str | None = None,
+    settings: Settings | None = None,
+) -> AppContext:
+    """The context an app serves: ``agents`` (default: the built-in ones), the default agent
+    (default: ``demo`` if served, else the first agent) and the settings (default: from
+    ``TURNWIRE_*`` variables). A ``default_agent`` that is not among the agents is a ``ValueError``.
+    """
+    if agents is None:
+        from turnwire.agents import builtin_agents
+
+        agents = builtin_agents()
+    if default_agent is None:
+        default_agent = DEMO if DEMO in agents or not agents else next(iter(agents))
+    elif agents and default_agent not in agents:
+        known = ", ".join(sorted(agents))
+        raise ValueError(f"default_agent {default_agent!r} is not among the agents ({known})")
+    return AppContext(agents=agents, default_agent=default_agent, settings=settings or Settings.from_env())
 
 
 def create_router(
     agents: dict[str, Agent] | None = None,
     *,
-    default_agent: str = "demo",
+    default_agent: str | None = None,
     settings: Settings | None = None,
+    context: AppContext | None = None,
 ) -> APIRouter:
     """Every turnwire HTTP route on one router, to mount in your own FastAPI app.
 
-    ``agents`` defaults to the built-in ones (``demo``); the dict is read on every request, so
-    agents added to it later are served. Errors of the invoke routes are answered by the routes
-    themselves; call ``install_error_handlers(app)`` for JSON errors on the other routes too.
+    The routes read everything from one ``AppContext`` (``context``, or one built by
+    ``app_context``), so the settings given here apply to every route. Conversations are stored
+    once the context has a store: run ``async with context.running():`` in your app's lifespan
+    (``create_app`` does). Call ``install_error_handlers(app)`` for JSON errors on your routes too.
     """
-    return _routes(_config(agents, default_agent, settings))
-
-
-def _config(agents: dict[str, Agent] | None, default_agent: str, settings: Settings | None) -> InvokeConfig:
-    if agents is None:
-        from turnwire.agents import builtin_agents
-
-        agents = builtin_agents()
-    return InvokeConfig(
-        agents=agents,
-        default_agent=default_agent,
-        settings=settings or Settings.from_env(),
-    )
-
-
-def _routes(config: InvokeConfig) -> APIRouter:
-    router = APIRouter()
-    router.include_router(invoke_router(config))
-    router.include_router(chat_router(config))
+    ctx = context or app_context(agents, default_agent=default_agent, settings=settings)
+    router = APIRouter(dependencies=[Depends(ctx.bind)])
+    router.include_router(invoke_router())
+    router.include_router(chat_router())
     router.include_router(catalog_router())
     router.add_api_route("/health", health, methods=["GET"], response_model=Health, tags=["health"])
+    router.include_router(agentex.router)
+    router.include_router(conversations_router)
+    router.include_router(task_stream_router)
     return router
 
 
@@ -64,42 +78,27 @@ async def health() -> dict[str, str]:
 def create_app(
     agents: dict[str, Agent] | None = None,
     *,
-    default_agent: str = "demo",
+    default_agent: str | None = None,
     settings: Settings | None = None,
+    context: AppContext | None = None,
 ) -> FastAPI:
-    """A ready-to-serve turnwire app. ``app.state.agents`` is the agents dict the routes serve.
+    """A ready-to-serve turnwire app; ``app.state.turnwire`` is its ``AppContext``.
 
-    Settings default to ``Settings.from_env()`` (``TURNWIRE_*`` variables). The app adds no
-    compression middleware: streamed responses must reach the client unbuffered.
+    The app opens the store (and Redis) of its settings at startup. It adds no compression
+    middleware: streamed responses must reach the client unbuffered.
     """
+    ctx = context or app_context(agents, default_agent=default_agent, settings=settings)
     app = FastAPI(
         title="turnwire",
         version=_version(),
         summary="One agent, every agent-chat wire format.",
-        lifespan=store_lifespan,
+        lifespan=app_lifespan(ctx),
     )
-    config = _config(agents, default_agent, settings)
-    app.state.agents = config.agents
-    app.state.default_agent = config.default_agent
-    app.state.settings = config.settings
-    app.state.pubsub = LocalPubSub()
-    app.include_router(_routes(config))
-    _include_agentex(app)
-    app.include_router(history_router)
-    app.include_router(task_stream_router)
+    app.state.turnwire = ctx
+    app.include_router(create_router(context=ctx))
     install_error_handlers(app)
     _document_extra_schemas(app)
     return app
-
-
-def _include_agentex(app: FastAPI) -> None:
-    """Mount the Agentex API when its package is present (it is built separately)."""
-    if importlib.util.find_spec("turnwire.server.agentex") is None:
-        return
-    module = importlib.import_module("turnwire.server.agentex")
-    router = getattr(module, "router", None)
-    if isinstance(router, APIRouter):
-        app.include_router(router)
 
 
 def _document_extra_schemas(app: FastAPI) -> None:

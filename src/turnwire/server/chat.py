@@ -9,37 +9,27 @@ conversation again under the id of the message being regenerated.
 
 from __future__ import annotations
 
-import re
-import uuid
-from collections.abc import AsyncIterator
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 
-from turnwire.errors import InputError
-from turnwire.formats import vercel
+from turnwire.formats import TurnInfo, get_format
 from turnwire.framing import SSE_MEDIA_TYPE
-from turnwire.model import Event, Message, ToolCallBlock
-from turnwire.runtime import TurnContext
-from turnwire.server.body import decode_json, read_body
-from turnwire.server.errors import RequestError, error_response, json_response
-from turnwire.server.invoke import (
-    AI_SDK_VERSION_HEADER,
-    AI_SDK_VERSION_PARAMETER,
-    InvokeConfig,
-    client_version,
-)
-from turnwire.server.models import SESSION_ID_PATTERN, WIRE_VERSION, MessageBody, ValidationErrorBody
-from turnwire.server.recording import TASK_ID_HEADER, open_recording, wants_stored_history
-from turnwire.server.sessions import check_approvals
-from turnwire.server.streaming import vercel_sse
+from turnwire.server.context import AppContext
+from turnwire.server.doors import add_door, client_version, parse_messages, read_object, session_id
+from turnwire.server.errors import RequestError
+from turnwire.server.invoke import AI_SDK_VERSION_PARAMETER
+from turnwire.server.models import SESSION_ID_PATTERN, MessageBody, ValidationErrorBody
+from turnwire.server.negotiation import Transport
+from turnwire.server.pipeline import TurnRequest, start_turn, wants_stored_history
+from turnwire.server.streaming import stream_body, stream_response
 
+VERCEL: Final = get_format("vercel")
 SUBMIT: Final = "submit-message"
 REGENERATE: Final = "regenerate-message"
 TRIGGERS: Final = (SUBMIT, REGENERATE)
 
-_SESSION_ID = re.compile(SESSION_ID_PATTERN)
 _MESSAGES_LOC: Final = ("body", "messages")
 _RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {
@@ -75,42 +65,18 @@ _OPENAPI_BODY = {
 }
 
 
-def chat_router(config: InvokeConfig) -> APIRouter:
+def chat_router() -> APIRouter:
     """The useChat-native routes, serving the same agents and sessions as ``/invoke``."""
     router = APIRouter(tags=["chat"])
-
-    @router.post("/chat", responses=_RESPONSES, openapi_extra=_OPENAPI_BODY, summary="useChat: default agent")
-    async def chat(request: Request) -> Response:
-        return await _answer(request, config, config.default_agent)
-
-    @router.post("/agents/{name}/chat", responses=_RESPONSES, openapi_extra=_OPENAPI_BODY, summary="useChat")
-    async def chat_agent(name: str, request: Request) -> Response:
-        return await _answer(request, config, name)
-
+    add_door(router, "chat", chat, summary="useChat", responses=_RESPONSES, openapi_extra=_OPENAPI_BODY)
     return router
 
 
-async def _answer(request: Request, config: InvokeConfig, agent_name: str) -> Response:
-    try:
-        return await _run(request, config, agent_name)
-    except Exception as exc:  # mounted without our handlers: answer here
-        return error_response(exc)
-
-
-async def _run(request: Request, config: InvokeConfig, agent_name: str) -> Response:
-    agent = config.agents.get(agent_name)
-    if agent is None:
-        return json_response({"detail": f"Unknown agent: {agent_name}"}, 404)
-    settings = config.settings
-    version = client_version(request.headers.get(AI_SDK_VERSION_HEADER), settings)
-    raw = await read_body(request, settings.max_body_bytes)
-    try:
-        body = decode_json(raw, settings.max_json_depth)
-    except InputError as exc:
-        raise RequestError(400, [exc]) from None
-    if not isinstance(body, dict):
-        raise RequestError.at(422, "expected a JSON object", ("body",), "object_type")
-    session_id = _chat_id(body.get("id"))
+async def chat(request: Request, app: AppContext, agent_name: str) -> Response:
+    app.agent(agent_name)
+    version = client_version(VERCEL, request, app)
+    body = await read_object(request, app)
+    sid = session_id(body.get("id"), ("body", "id"))
     trigger = _trigger(body.get("trigger"))
     raw_messages = _raw_messages(body)
     message_id: str | None
@@ -121,46 +87,30 @@ async def _run(request: Request, config: InvokeConfig, agent_name: str) -> Respo
         requested = body.get("messageId")
         message_id = requested if isinstance(requested, str) and requested else None
     else:
-        message_id = vercel.continuation_id(raw_messages)
-    messages = _parse(raw_messages)
-    from_store = wants_stored_history(request, body)
-    recording = await open_recording(request, session_id, messages, from_store=from_store)
-    if recording is not None:
-        messages = recording.history
-
-    sessions = config.warm_sessions()
-    check_approvals(sessions, messages, session_id, _MESSAGES_LOC)
-    if trigger == REGENERATE:
-        sessions.forget(agent_name, session_id)
-    trace_id = uuid.uuid4().hex
-    ctx = TurnContext(messages=messages, session_id=session_id, trace_id=trace_id)
-    events: AsyncIterator[Event] = sessions.start(agent_name, agent, ctx)
-    if recording is not None:
-        events = recording.record(events)
-    known = [b.id for m in messages for b in m.content if isinstance(b, ToolCallBlock) and b.id]
-    encoder = vercel.UIStreamEncoder(
-        message_id or f"msg-{trace_id}", session_id, version, known_tool_call_ids=known, trace_id=trace_id
+        message_id = VERCEL.continuation_id(raw_messages)
+    turn = await start_turn(
+        app,
+        TurnRequest(
+            agent_name,
+            parse_messages(VERCEL, raw_messages, _MESSAGES_LOC),
+            session_id=sid,
+            loc=_MESSAGES_LOC,
+            from_store=wants_stored_history(request, body),
+            regenerate=trigger == REGENERATE,
+        ),
     )
-    headers = {
-        "x-ag-version": WIRE_VERSION,
-        "x-ag-session-id": session_id,
-        "x-ag-trace-id": trace_id,
-        **vercel.STREAM_HEADERS,
-    }
-    if recording is not None:
-        headers[TASK_ID_HEADER] = recording.task_id
-    response = StreamingResponse(vercel_sse(events, encoder, settings.keepalive_interval), headers=headers)
-    response.headers["content-type"] = f"{SSE_MEDIA_TYPE}; charset=utf-8"
-    return response
-
-
-def _chat_id(value: Any) -> str:
-    if value is None:
-        return uuid.uuid4().hex
-    if not isinstance(value, str) or not _SESSION_ID.fullmatch(value):
-        msg = "the chat id must be 1-128 characters of A-Z a-z 0-9 . _ : -"
-        raise RequestError.at(400, msg, ("body", "id"), "invalid_session_id")
-    return value
+    info = TurnInfo(
+        turn.session_id, turn.trace_id, message_id or f"msg-{turn.trace_id}", turn.history, version
+    )
+    assert VERCEL.stream_encoder is not None
+    body_iter = stream_body(
+        turn.events,
+        VERCEL.stream_encoder(info),
+        Transport.SSE,
+        keepalive=app.settings.keepalive_interval,
+        trailer=VERCEL.sse_trailer,
+    )
+    return stream_response(body_iter, Transport.SSE, {**turn.headers, **VERCEL.stream_headers})
 
 
 def _trigger(value: Any) -> str:
@@ -184,11 +134,3 @@ def _raw_messages(body: dict[str, Any]) -> list[Any]:
     if not isinstance(messages, list):
         raise RequestError.at(422, "messages must be an array of UIMessages", _MESSAGES_LOC, "list_type")
     return messages
-
-
-def _parse(raw_messages: list[Any]) -> list[Message]:
-    try:
-        return vercel.parse_messages(raw_messages)
-    except InputError as exc:
-        loc = exc.loc[1:] if exc.loc[:1] == ("messages",) else exc.loc
-        raise RequestError(422, [InputError(exc.msg, loc=(*_MESSAGES_LOC, *loc), type=exc.type)]) from None

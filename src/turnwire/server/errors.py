@@ -32,6 +32,14 @@ class RequestError(Exception):
         return cls(status, [InputError(msg, loc=loc, type=type)])
 
 
+class UnknownAgent(LookupError):
+    """No agent is served under that name (HTTP 404)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"Unknown agent: {name}")
+
+
 def json_response(body: object, status: int, headers: dict[str, str] | None = None) -> Response:
     return Response(orjson.dumps(body), status_code=status, headers=headers, media_type=JSON_MEDIA_TYPE)
 
@@ -42,6 +50,8 @@ def error_response(exc: Exception) -> Response:
         return json_response({"detail": [e.to_dict() for e in exc.errors]}, exc.status)
     if isinstance(exc, InputError):
         return json_response({"detail": [exc.to_dict()]}, 422)
+    if isinstance(exc, UnknownAgent):
+        return json_response({"detail": str(exc)}, 404)
     if isinstance(exc, NotAcceptable):
         return json_response(exc.to_dict(), 406)
     if isinstance(exc, BodyTooLarge):
@@ -72,7 +82,7 @@ async def _handle_http(request: Request, exc: Exception) -> Response:
 
 def install_error_handlers(app: FastAPI) -> None:
     """Answer every error of ``app`` with JSON: known errors as 4xx, anything else as a logged 500."""
-    for kind in (RequestError, InputError, NotAcceptable, BodyTooLarge, Exception):
+    for kind in (RequestError, InputError, UnknownAgent, NotAcceptable, BodyTooLarge, Exception):
         app.add_exception_handler(kind, _handle)
     app.add_exception_handler(RequestValidationError, _handle_validation)
     app.add_exception_handler(StarletteHTTPException, _handle_http)

@@ -1,15 +1,16 @@
-"""The app's store over its lifetime: opened (and repaired) at startup, closed at shutdown."""
+"""An app context's resources over the app's lifetime: the store opened (and repaired) at
+startup, Redis pub/sub when configured, both closed at shutdown."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
-from fastapi import FastAPI
-
+from turnwire.server.context import AppContext
 from turnwire.store import SqlStore
 from turnwire.store.writers import DEFAULT_LEASE_SECONDS, WriterLease
 
@@ -26,38 +27,46 @@ def default_db_url() -> str:
 
 
 @contextlib.asynccontextmanager
-async def store_lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Open ``settings.db_url`` (else ``default_db_url()``) as ``app.state.store`` under a writer
+async def running(ctx: AppContext) -> AsyncIterator[AppContext]:
+    """Open ``ctx.settings.db_url`` (else ``default_db_url()``) as ``ctx.store`` under a writer
     lease (``store.writers``): messages that dead server processes left streaming are closed, now
-    and while the app runs, and this process's own live streams are safe from its peers. The store
-    is closed on shutdown. A store the app was given (``app.state.store`` already set) is used as it
-    is and left open. With ``settings.redis_url``, ``app.state.pubsub`` becomes a ``RedisPubSub``."""
-    settings = getattr(app.state, "settings", None)
+    and while the app runs, and this process's own live streams are safe from its peers. With
+    ``settings.redis_url``, ``ctx.pubsub`` becomes a ``RedisPubSub``. A store the context already
+    has is used as it is and left open."""
+    settings = ctx.settings
     async with contextlib.AsyncExitStack() as stack:
-        redis_url = getattr(settings, "redis_url", None)
-        if redis_url:
+        if settings.redis_url:
             from turnwire.pubsub_redis import RedisPubSub
 
-            pubsub = RedisPubSub(redis_url)
+            pubsub = RedisPubSub(settings.redis_url)
             await pubsub.start()
             stack.push_async_callback(pubsub.close)
-            app.state.pubsub = pubsub
-        if getattr(app.state, "store", None) is not None:
-            yield
+            ctx.pubsub = pubsub
+        if ctx.store is not None:
+            yield ctx
             return
-        url = getattr(settings, "db_url", None) or default_db_url()
-        store = SqlStore(url)
+        store = SqlStore(settings.db_url or default_db_url())
         await store.open()
         stack.push_async_callback(store.close)
-        lease_seconds = getattr(settings, "writer_lease_seconds", None) or DEFAULT_LEASE_SECONDS
-        lease = WriterLease(store, lease_seconds=lease_seconds)
+        lease = WriterLease(store, lease_seconds=settings.writer_lease_seconds or DEFAULT_LEASE_SECONDS)
         recovered = await lease.start()
         stack.push_async_callback(lease.stop)
         if recovered:
             count = sum(len(ids) for ids in recovered.values())
             log.warning("marked %d message(s) left streaming by a stopped server as interrupted", count)
-        app.state.store = store
+        ctx.store = store
         try:
-            yield
+            yield ctx
         finally:
-            app.state.store = None
+            ctx.store = None
+
+
+def app_lifespan(ctx: AppContext) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
+    """A FastAPI ``lifespan`` running ``ctx`` for the app's lifetime."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        async with running(ctx):
+            yield
+
+    return lifespan

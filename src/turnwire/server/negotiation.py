@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -25,8 +26,6 @@ SUPPORTED_MEDIA_TYPES: Final[tuple[tuple[str, Transport], ...]] = (
     (NDJSON_MEDIA_TYPE, Transport.NDJSON),
     (JSONL_MEDIA_TYPE, Transport.NDJSON),
 )
-
-MESSAGES_FORMATS: Final = ("agenta", "vercel")
 
 
 class NotAcceptable(Exception):
@@ -118,21 +117,22 @@ def negotiate_transport(accept: str | None) -> Transport:
     return chosen
 
 
-def negotiate_format(header: str | None) -> str:
-    """The message format named by ``x-ag-messages-format``: ``agenta`` (default) or ``vercel``.
+def negotiate_format(header: str | None, names: Sequence[str], default: str) -> str:
+    """The message format named by ``x-ag-messages-format``: one of ``names``, ``default`` when
+    the header is absent or blank.
 
     Matched case-insensitively after trimming whitespace, so ``" Vercel "`` is Vercel. Raises
     ``InputError`` (loc ``("header", "x-ag-messages-format")``) on any other value.
     """
     if header is None:
-        return "agenta"
+        return default
     value = header.strip().lower()
     if not value:
-        return "agenta"
-    if value in MESSAGES_FORMATS:
+        return default
+    if value in names:
         return value
     raise InputError(
-        f"unknown messages format {header!r}; expected one of: {', '.join(MESSAGES_FORMATS)}",
+        f"unknown messages format {header!r}; expected one of: {', '.join(names)}",
         loc=("header", "x-ag-messages-format"),
         type="unknown_messages_format",
     )

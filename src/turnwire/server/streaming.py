@@ -1,134 +1,92 @@
-"""Streamed /invoke responses: canonical events → frames → SSE or NDJSON bytes.
+"""Streamed turn answers: a run's events → a format's frames → SSE or NDJSON bytes.
 
-One loop serves every stream: a ``FrameEncoder`` turns events into frames (Agenta frames or UI
-Message Stream chunks), the transport frames them as bytes, and keepalive comments fill silent gaps
-on SSE. Terminators are written from ``finally``-like paths, so a failing run still ends properly.
+One loop serves every stream: the format's ``StreamEncoder`` turns events into frames, the
+transport frames them as bytes, and keepalive comments fill silent gaps on SSE. Closing frames are
+written on every path, so a failing run still ends its stream properly.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
-from typing import Any, Protocol
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any, Final
 
 import anyio
+from starlette.responses import StreamingResponse
 
-from turnwire.formats.agenta import event_to_frame
-from turnwire.formats.vercel import agent_failure_text
-from turnwire.framing import SSE_DONE, SSE_KEEPALIVE, ndjson_frame, sse_frame
-from turnwire.model import Done, ErrorEvent, Event
-from turnwire.runtime.keepalive import with_keepalive
+from turnwire.errors import failure_message
+from turnwire.formats import StreamEncoder
+from turnwire.framing import NDJSON_MEDIA_TYPE, SSE_KEEPALIVE, SSE_MEDIA_TYPE, ndjson_frame, sse_frame
+from turnwire.model import Event
+from turnwire.runtime.runner import EventRun
+from turnwire.server.negotiation import Transport
 
 log = logging.getLogger("turnwire.server")
 
-Frame = dict[str, Any]
+SSE_CONTENT_TYPE: Final = f"{SSE_MEDIA_TYPE}; charset=utf-8"
+SSE_HEADERS: Final = {"cache-control": "no-cache", "x-accel-buffering": "no"}
+"""Streams must reach the client chunk by chunk: no proxy buffering, no caching."""
 
 
-class FrameEncoder(Protocol):
-    """Turns one run's events into wire frames; ``start``/``finish`` bracket the stream."""
-
-    def start(self) -> list[Frame]: ...
-
-    def encode(self, event: Event) -> list[Frame]: ...
-
-    def finish(self, stop_reason: str | None = None, *, error: str | None = None) -> list[Frame]: ...
-
-
-class AgentaFrames:
-    """Agenta frames ``{"type", "data"}``: one per event, nothing around them."""
-
-    __slots__ = ()
-
-    def start(self) -> list[Frame]:
-        return []
-
-    def encode(self, event: Event) -> list[Frame]:
-        return [event_to_frame(event)]
-
-    def finish(self, stop_reason: str | None = None, *, error: str | None = None) -> list[Frame]:
-        """Nothing after a normal run; after a broken one an ``error`` frame and a terminal ``done``."""
-        if error is None:
-            return []
-        return [
-            event_to_frame(ErrorEvent(message=error, code="agent_run_failed")),
-            event_to_frame(Done(stop_reason="error")),
-        ]
-
-
-async def stream_bytes(
-    events: AsyncIterator[Event],
-    encoder: FrameEncoder,
-    frame: Callable[[Any], bytes],
+async def stream_body(
+    run: EventRun,
+    encoder: StreamEncoder,
+    transport: Transport,
     *,
-    keepalive: float | None,
-    keepalive_bytes: bytes | None,
+    keepalive: float | None = None,
     trailer: bytes = b"",
 ) -> AsyncIterator[bytes]:
-    """The response body for ``events``: encoded, framed, with keepalives and a trailer.
+    """The response body for ``run``: encoded, framed, with keepalives (SSE only) and a trailer.
 
-    From a ``TurnRun`` (anything with its ``pull``), the frames of every event the agent has
-    already produced go out together as one ``bytes`` (one socket write); no frame waits for a
-    later event. A keepalive goes out only after ``keepalive`` seconds without an event. A run
-    that raises (the runner should never let it) still ends properly: the encoder's closing frames
+    The frames of every event the agent has already produced go out together as one ``bytes``
+    (one socket write); no frame waits for a later event. A keepalive goes out only after
+    ``keepalive`` seconds without an event (NDJSON has no comment syntax: none there). A run that
+    raises (the runner should never let it) still ends properly: the encoder's closing frames
     report the failure, then ``trailer``. If the client goes away, the iteration is cancelled and
-    ``events`` is closed, which cancels the agent.
+    ``run`` is closed, which cancels the agent.
     """
+    sse = transport is Transport.SSE
+    frame = sse_frame if sse else ndjson_frame
     for f in encoder.start():
         yield frame(f)
-    interval = keepalive if keepalive_bytes and keepalive is not None and keepalive > 0 else None
+    interval = keepalive if sse and keepalive is not None and keepalive > 0 else None
     to_bytes = _bytes_of(encoder, frame)
-    pull = getattr(events, "pull", None)
-    # No keepalive wrapper unless it has work to do: a generator layer per event otherwise.
-    source: Any = events if pull is not None or interval is None else with_keepalive(events, interval)
+    pull = run.pull
     error: str | None = None
     try:
-        if pull is not None:
-            while True:
-                try:
-                    event = await pull(interval)
-                except StopAsyncIteration:
+        while True:
+            try:
+                event = await pull(interval)
+            except StopAsyncIteration:
+                break
+            if event is None:
+                yield SSE_KEEPALIVE
+                continue
+            out = [to_bytes(event)]
+            # Then what is already buffered, without waiting. After the final event the run may
+            # still wait for its agent to stop: that must not hold the last frames back.
+            while run.stop_reason is None:
+                event = await pull(0)
+                if event is None:
                     break
-                if event is None:
-                    yield keepalive_bytes  # type: ignore[misc]  # None only comes with an interval
-                    continue
-                out = [to_bytes(event)]
-                # Then what is already buffered, without waiting. After the final event the run
-                # may still wait for its agent to stop: that must not hold the last frames back.
-                while events.stop_reason is None:  # type: ignore[attr-defined]
-                    event = await pull(0)
-                    if event is None:
-                        break
-                    out.append(to_bytes(event))
-                body = out[0] if len(out) == 1 else b"".join(out)
-                if body:
-                    yield body
-        else:
-            async for event in source:
-                if event is None:
-                    yield keepalive_bytes  # type: ignore[misc]
-                    continue
-                body = to_bytes(event)
-                if body:
-                    yield body
+                out.append(to_bytes(event))
+            body = out[0] if len(out) == 1 else b"".join(out)
+            if body:
+                yield body
     except Exception as exc:  # the runner's contract was broken: still end the stream properly
         log.exception("turn stream failed", exc_info=exc)
-        error = agent_failure_text(exc)
+        error = failure_message(exc)
     finally:
-        aclose = getattr(source, "aclose", None)
-        if aclose is not None:
-            with anyio.CancelScope(shield=True):
-                await aclose()
+        with anyio.CancelScope(shield=True):
+            await run.aclose()
     for f in encoder.finish(error=error):
         yield frame(f)
     if trailer:
         yield trailer
 
 
-def _bytes_of(encoder: FrameEncoder, frame: Callable[[Any], bytes]) -> Callable[[Event], bytes]:
+def _bytes_of(encoder: StreamEncoder, frame: Callable[[Any], bytes]) -> Callable[[Event], bytes]:
     """``event -> bytes``: the framed chunks of one event (``b""`` for none)."""
-    if type(encoder) is AgentaFrames:
-        # One frame per event, always: no list to build and walk.
-        return lambda event: frame(event_to_frame(event))
     encode = encoder.encode
 
     def to_bytes(event: Event) -> bytes:
@@ -140,20 +98,12 @@ def _bytes_of(encoder: FrameEncoder, frame: Callable[[Any], bytes]) -> Callable[
     return to_bytes
 
 
-def agenta_sse(events: AsyncIterator[Event], keepalive: float | None) -> AsyncIterator[bytes]:
-    """Agenta frames over SSE: ``data: <json>\\n\\n`` per frame, keepalive comments, no sentinel."""
-    return stream_bytes(events, AgentaFrames(), sse_frame, keepalive=keepalive, keepalive_bytes=SSE_KEEPALIVE)
-
-
-def agenta_ndjson(events: AsyncIterator[Event]) -> AsyncIterator[bytes]:
-    """Agenta frames as NDJSON lines. NDJSON has no comment syntax, so no keepalive is sent."""
-    return stream_bytes(events, AgentaFrames(), ndjson_frame, keepalive=None, keepalive_bytes=None)
-
-
-def vercel_sse(
-    events: AsyncIterator[Event], encoder: FrameEncoder, keepalive: float | None
-) -> AsyncIterator[bytes]:
-    """The UI Message Stream over SSE, ending with ``data: [DONE]``."""
-    return stream_bytes(
-        events, encoder, sse_frame, keepalive=keepalive, keepalive_bytes=SSE_KEEPALIVE, trailer=SSE_DONE
-    )
+def stream_response(
+    body: AsyncIterator[bytes], transport: Transport, headers: Mapping[str, str]
+) -> StreamingResponse:
+    """A streaming response of ``body`` with the transport's media type and no-buffering headers."""
+    if transport is Transport.NDJSON:
+        return StreamingResponse(body, headers=dict(headers), media_type=NDJSON_MEDIA_TYPE)
+    response = StreamingResponse(body, headers={**SSE_HEADERS, **headers})
+    response.headers["content-type"] = SSE_CONTENT_TYPE
+    return response

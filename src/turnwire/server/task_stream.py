@@ -20,8 +20,9 @@ from turnwire.framing import SSE_MEDIA_TYPE, sse_frame
 from turnwire.pubsub import PubSub, SubscriberOverflow
 from turnwire.runtime.keepalive import with_keepalive
 from turnwire.server.agentex.deps import StoreDep
-from turnwire.server.agentex.errors import AgentexError, AgentexRoute
-from turnwire.server.history import find_task
+from turnwire.server.agentex.errors import AgentexRoute
+from turnwire.server.context import current
+from turnwire.server.conversations import find_task
 from turnwire.store.base import Store
 
 PING: Final = b":ping\n\n"
@@ -60,11 +61,8 @@ async def task_events(
 
 
 async def _stream(request: Request, store: Store, key: str) -> Response:
-    pubsub = getattr(request.app.state, "pubsub", None)
-    if pubsub is None:
-        raise AgentexError(503, "No pub/sub is configured for this server (app.state.pubsub is unset)")
     task = await find_task(store, key)
-    response = StreamingResponse(await task_events(pubsub, task["id"]), headers=_HEADERS)
+    response = StreamingResponse(await task_events(current(request).pubsub, task["id"]), headers=_HEADERS)
     response.headers["content-type"] = f"{SSE_MEDIA_TYPE}; charset=utf-8"
     return response
 

@@ -5,7 +5,6 @@ Parametrised over SQLite and PostgreSQL; each module gets fresh databases.
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -24,8 +23,7 @@ from store_databases import BACKENDS, fresh_database
 from services import serve_app
 from turnwire.model import Event, MessageDelta, MessageEnd, MessageStart, Thought, ToolCall
 from turnwire.runtime.context import TurnContext
-from turnwire.server.agentex import include_agentex_routes
-from turnwire.store import SqlStore
+from turnwire.server import Settings, create_app
 
 
 async def echo(ctx: TurnContext) -> AsyncIterator[Event]:
@@ -58,20 +56,7 @@ class Server:
 
 
 def build_app(db_url: str) -> FastAPI:
-    @contextlib.asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = SqlStore(db_url)
-        await store.open()
-        app.state.store = store
-        try:
-            yield
-        finally:
-            await store.close()
-
-    app = FastAPI(lifespan=lifespan)
-    app.state.agents = {"echo": echo, "quiet": quiet}
-    include_agentex_routes(app)
-    return app
+    return create_app({"echo": echo, "quiet": quiet}, settings=Settings(db_url=db_url))
 
 
 @pytest.fixture(scope="module", params=BACKENDS)

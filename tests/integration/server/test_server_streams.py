@@ -34,7 +34,9 @@ def test_demo_batch_equals_fold_of_its_ndjson_stream(client: httpx.Client, text:
     body = invoke_body(_say(text), session_id="fold-1")
     batch = client.post("/agents/demo/invoke", json=body)
     stream = client.post("/agents/demo/invoke", json=body, headers={"accept": NDJSON})
-    assert batch.status_code == stream.status_code == 200
+    assert stream.status_code == 200
+    # A failed turn answers the reference's 500 with the failure's text; what it said is kept.
+    assert batch.status_code == (500 if text == "fail" else 200)
     frames = ndjson_lines(stream.content)
     assert frames[-1]["type"] == "done"
     assert sum(f["type"] == "done" for f in frames) == 1
@@ -186,3 +188,16 @@ def test_disconnect_during_keepalive_gap_cancels_the_agent(base_url: str, probe:
     assert probe.cancelled.wait(1.0)
     assert time.monotonic() - closed < 1.0
     assert KEEPALIVE < 1
+
+
+def test_a_failed_batch_turn_names_the_failure_in_its_status(client: httpx.Client) -> None:
+    r = client.post("/agents/demo/invoke", json=invoke_body(_say("fail")))
+    assert r.status_code == 500
+    status = r.json()["status"]
+    assert status == {
+        "code": 500,
+        "message": "Agent run failed: demo failure requested",
+        "failure_code": "agent_run_failed",
+    }
+    assert r.json()["data"]["outputs"]["stop_reason"] == "error"
+    assert r.json()["data"]["outputs"]["messages"]  # the words said before the failure are kept

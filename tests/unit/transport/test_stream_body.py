@@ -9,12 +9,13 @@ from typing import Any
 
 import pytest
 
-from turnwire.formats.agenta import event_to_frame
+from turnwire.formats.agenta import AgentaFrames, event_to_frame
 from turnwire.formats.vercel import UIStreamEncoder, stream_sse
-from turnwire.framing import SSE_KEEPALIVE, ndjson_frame, sse_frame
+from turnwire.framing import SSE_DONE, SSE_KEEPALIVE, ndjson_frame, sse_frame
 from turnwire.model import Done, Event, MessageDelta, MessageEnd, MessageStart, ToolCall, ToolResult, Usage
 from turnwire.runtime import TurnContext, run_turn
-from turnwire.server.streaming import agenta_ndjson, agenta_sse, vercel_sse
+from turnwire.server.negotiation import Transport
+from turnwire.server.streaming import stream_body
 
 pytestmark = pytest.mark.anyio
 
@@ -56,25 +57,37 @@ async def bodies(stream: AsyncIterator[bytes]) -> list[bytes]:
 @pytest.mark.parametrize("keepalive", [None, 15.0])
 async def test_agenta_sse_bytes_equal_framing_each_delivered_event(keepalive: float | None) -> None:
     expected = b"".join(sse_frame(event_to_frame(e)) for e in await delivered(busy_turn()))
-    out = await bodies(agenta_sse(run_turn(agent_of(busy_turn()), ctx()), keepalive))
+    out = await bodies(
+        stream_body(
+            run_turn(agent_of(busy_turn()), ctx()), AgentaFrames(), Transport.SSE, keepalive=keepalive
+        )
+    )
     assert b"".join(out) == expected
 
 
 async def test_agenta_ndjson_bytes_equal_framing_each_delivered_event() -> None:
     expected = b"".join(ndjson_frame(event_to_frame(e)) for e in await delivered(busy_turn()))
-    out = await bodies(agenta_ndjson(run_turn(agent_of(busy_turn()), ctx())))
+    out = await bodies(stream_body(run_turn(agent_of(busy_turn()), ctx()), AgentaFrames(), Transport.NDJSON))
     assert b"".join(out) == expected
 
 
 @pytest.mark.parametrize("keepalive", [None, 15.0])
 async def test_vercel_sse_bytes_equal_the_sync_encoder(keepalive: float | None) -> None:
     expected = b"".join(stream_sse(await delivered(busy_turn()), UIStreamEncoder("m-1", "s")))
-    stream = vercel_sse(run_turn(agent_of(busy_turn()), ctx()), UIStreamEncoder("m-1", "s"), keepalive)
+    stream = stream_body(
+        run_turn(agent_of(busy_turn()), ctx()),
+        UIStreamEncoder("m-1", "s"),
+        Transport.SSE,
+        keepalive=keepalive,
+        trailer=SSE_DONE,
+    )
     assert b"".join(await bodies(stream)) == expected
 
 
 async def test_events_already_produced_go_out_in_one_body() -> None:
-    out = await bodies(agenta_sse(run_turn(agent_of(busy_turn()), ctx()), None))
+    out = await bodies(
+        stream_body(run_turn(agent_of(busy_turn()), ctx()), AgentaFrames(), Transport.SSE, keepalive=None)
+    )
     frames = b"".join(out).count(b"\n\n")
     assert frames == len(busy_turn())
     # The agent never waits, so the runner's buffer (64) fills between writes: far fewer bodies.
@@ -91,7 +104,7 @@ async def test_a_frame_is_not_held_back_while_the_agent_is_busy() -> None:
         yield MessageDelta("m", "second")
         yield MessageEnd("m")
 
-    stream = agenta_sse(run_turn(agent, ctx()), 15.0)
+    stream = stream_body(run_turn(agent, ctx()), AgentaFrames(), Transport.SSE, keepalive=15.0)
     seen = b""
     while b"first" not in seen:
         seen += await asyncio.wait_for(anext(stream), 1)
@@ -105,7 +118,11 @@ async def test_a_frame_is_not_held_back_while_the_agent_is_busy() -> None:
 
 async def test_keepalive_marks_each_interval_of_silence_from_a_run() -> None:
     events = [MessageStart("m"), MessageDelta("m", "a"), MessageEnd("m")]
-    out = await bodies(agenta_sse(run_turn(agent_of(events, {1: 0.35}), ctx()), 0.1))
+    out = await bodies(
+        stream_body(
+            run_turn(agent_of(events, {1: 0.35}), ctx()), AgentaFrames(), Transport.SSE, keepalive=0.1
+        )
+    )
     marks = [i for i, b in enumerate(out) if b == SSE_KEEPALIVE]
     assert len(marks) == 3
     body = b"".join(b for b in out if b != SSE_KEEPALIVE)
@@ -118,7 +135,9 @@ async def test_keepalive_marks_each_interval_of_silence_from_a_run() -> None:
 async def test_no_keepalive_from_a_run_that_keeps_talking() -> None:
     events = [MessageStart("m"), *[MessageDelta("m", str(i)) for i in range(8)], MessageEnd("m")]
     pauses = dict.fromkeys(range(1, 9), 0.03)
-    out = await bodies(agenta_sse(run_turn(agent_of(events, pauses), ctx()), 0.2))
+    out = await bodies(
+        stream_body(run_turn(agent_of(events, pauses), ctx()), AgentaFrames(), Transport.SSE, keepalive=0.2)
+    )
     assert SSE_KEEPALIVE not in out
     assert b"".join(out).count(b"\n\n") == len(events) + 1  # and the runner's done
 
@@ -136,7 +155,7 @@ async def test_closing_the_body_during_silence_cancels_the_agent() -> None:
         yield MessageEnd("m")
 
     run = run_turn(agent, ctx())
-    stream = agenta_sse(run, 0.05)
+    stream = stream_body(run, AgentaFrames(), Transport.SSE, keepalive=0.05)
     assert b"message_start" in await anext(stream)
     assert await anext(stream) == SSE_KEEPALIVE
     await stream.aclose()
@@ -157,7 +176,7 @@ async def test_cancelling_the_consumer_cancels_the_agent() -> None:
         yield MessageEnd("m")
 
     async def consume() -> None:
-        async for _ in agenta_sse(run_turn(agent, ctx()), 0.05):
+        async for _ in stream_body(run_turn(agent, ctx()), AgentaFrames(), Transport.SSE, keepalive=0.05):
             pass
 
     task = asyncio.ensure_future(consume())

@@ -105,12 +105,12 @@ def test_parse_accept_reads_q_and_positions() -> None:
     ],
 )
 def test_messages_format_header_is_trimmed_and_case_insensitive(header: str | None, expected: str) -> None:
-    assert negotiate_format(header) == expected
+    assert negotiate_format(header, ("agenta", "vercel"), "agenta") == expected
 
 
 @pytest.mark.parametrize("header", ["openai", "vercel-v5", "agenta,vercel", "ver cel"])
 def test_unknown_messages_format_names_the_header(header: str) -> None:
     with pytest.raises(InputError) as info:
-        negotiate_format(header)
+        negotiate_format(header, ("agenta", "vercel"), "agenta")
     assert info.value.loc == ("header", "x-ag-messages-format")
     assert repr(header) in info.value.msg

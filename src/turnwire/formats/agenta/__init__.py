@@ -4,6 +4,7 @@
 - ``render``: canonical messages -> Agenta messages (the content normalisation rule).
 - ``batch``: a folded ``Turn`` -> the batch response's ``data.outputs``.
 - ``frames``: canonical events ⇄ Agenta frames ``{"type", "data"}``.
+- ``stream``: the stream encoder (one frame per event).
 """
 
 from turnwire.formats import WireFormat
@@ -17,17 +18,21 @@ from turnwire.formats.agenta.frames import (
 )
 from turnwire.formats.agenta.parse import parse_messages
 from turnwire.formats.agenta.render import render_content, render_messages
+from turnwire.formats.agenta.stream import AgentaFrames, stream_encoder
 
 FORMAT = WireFormat(
     "agenta",
     parse_messages,
     render_messages,
     description="Agenta messages {role, content} with content blocks",
+    render_turn=lambda turn, pending, info: render_outputs(turn),
+    stream_encoder=stream_encoder,
 )
 
 __all__ = [
     "FORMAT",
     "WIRE_KEYS",
+    "AgentaFrames",
     "decode_frames",
     "encode_events",
     "event_to_frame",

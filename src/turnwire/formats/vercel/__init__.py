@@ -9,8 +9,11 @@
 
 from __future__ import annotations
 
-from turnwire.formats import WireFormat
-from turnwire.formats.vercel.error_chunks import NO_OUTPUT_TEXT, agent_failure_text
+from collections.abc import Sequence
+from typing import Any
+
+from turnwire.formats import TurnInfo, VersionOption, WireFormat
+from turnwire.formats.vercel.error_chunks import NO_OUTPUT_TEXT
 from turnwire.formats.vercel.finish_reason import FINISH_REASONS, finish_reason
 from turnwire.formats.vercel.headers import BATCH_HEADERS, STREAM_HEADERS
 from turnwire.formats.vercel.inbound import continuation_id, parse_messages
@@ -18,12 +21,47 @@ from turnwire.formats.vercel.outbound import render_messages, render_outputs
 from turnwire.formats.vercel.sse import encode_sse, stream_sse
 from turnwire.formats.vercel.stream import UIStreamEncoder
 from turnwire.formats.vercel.versions import ClientVersion
+from turnwire.framing import SSE_DONE
+from turnwire.model import InteractionRequest, ToolCallBlock, Turn
+
+
+def stream_encoder(info: TurnInfo) -> UIStreamEncoder:
+    """The turn's UI Message Stream encoder; calls in the history are known, so results for them
+    (a call answered after an approval) may be streamed."""
+    known = [b.id for m in info.history for b in m.content if isinstance(b, ToolCallBlock) and b.id]
+    return UIStreamEncoder(
+        info.message_id,
+        info.session_id,
+        info.client_version or ClientVersion.DEFAULT,
+        known_tool_call_ids=known,
+        trace_id=info.trace_id,
+    )
+
+
+def render_turn(turn: Turn, pending: Sequence[InteractionRequest], info: TurnInfo) -> dict[str, Any]:
+    """The batch ``outputs``: the turn as one assistant UIMessage (``render_outputs``)."""
+    return render_outputs(
+        turn,
+        message_id=info.message_id,
+        history=info.history,
+        pending=pending if turn.pending_interaction is not None else (),
+        client_version=info.client_version or ClientVersion.DEFAULT,
+    )
+
 
 FORMAT = WireFormat(
     "vercel",
     parse_messages,
     render_messages,
     description="Vercel AI SDK UIMessages and UI Message Stream parts",
+    render_turn=render_turn,
+    stream_encoder=stream_encoder,
+    continuation_id=continuation_id,
+    batch_headers=BATCH_HEADERS,
+    stream_headers=STREAM_HEADERS,
+    sse_trailer=SSE_DONE,
+    ndjson=False,
+    version=VersionOption("x-ai-sdk-version", ClientVersion.parse, "vercel_client_version"),
 )
 
 __all__ = [
@@ -34,12 +72,13 @@ __all__ = [
     "STREAM_HEADERS",
     "ClientVersion",
     "UIStreamEncoder",
-    "agent_failure_text",
     "continuation_id",
     "encode_sse",
     "finish_reason",
     "parse_messages",
     "render_messages",
     "render_outputs",
+    "render_turn",
+    "stream_encoder",
     "stream_sse",
 ]

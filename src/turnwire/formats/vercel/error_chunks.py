@@ -13,12 +13,6 @@ NO_OUTPUT_TEXT: Final = "The agent produced no output."
 _SLUG = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 
-def agent_failure_text(exc: BaseException) -> str:
-    """What the client sees when the agent raised: the first line of the message, no stack frames."""
-    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return f"Agent run failed: {first}"[:2000]
-
-
 def error_code(event: ErrorEvent) -> str:
     """The event's code when it is a slug, else a slug ``detail.code``, else ``runner_error``."""
     code = event.code if event.code and _SLUG.match(event.code) else "runner_error"

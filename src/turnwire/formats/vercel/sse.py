@@ -1,11 +1,11 @@
-"""UI Message Stream chunks as SSE bytes, ending with ``data: [DONE]``."""
+"""UI Message Stream chunks as SSE bytes (``data: [DONE]`` ends a stream)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from turnwire.formats.vercel.error_chunks import agent_failure_text
-from turnwire.formats.vercel.stream import Chunk, UIStreamEncoder
+from turnwire.formats import StreamEncoder, encode_stream
+from turnwire.formats.vercel.stream import Chunk
 from turnwire.framing import SSE_DONE, sse_frame
 from turnwire.model import Event
 
@@ -18,19 +18,8 @@ def encode_sse(chunks: Iterable[Chunk], *, done: bool = False) -> bytes:
     return body + SSE_DONE if done else body
 
 
-def stream_sse(events: Iterable[Event], encoder: UIStreamEncoder) -> Iterator[bytes]:
-    """A whole turn as SSE bytes, ending with ``[DONE]``.
-
-    An exception from ``events`` ends the turn with an error pair (``agent_failure_text``) and a
-    proper ``finish``; it is not re-raised, the stream is the report.
-    """
-    yield encode_sse(encoder.start())
-    try:
-        for event in events:
-            chunks = encoder.encode(event)
-            if chunks:
-                yield encode_sse(chunks)
-    except Exception as exc:
-        yield encode_sse(encoder.finish(error=agent_failure_text(exc)), done=True)
-        return
-    yield encode_sse(encoder.finish(), done=True)
+def stream_sse(events: Iterable[Event], encoder: StreamEncoder) -> Iterator[bytes]:
+    """A whole turn as SSE bytes, ending with ``[DONE]`` (``formats.encode_stream``, framed)."""
+    for chunk in encode_stream(events, encoder):
+        yield sse_frame(chunk)
+    yield SSE_DONE

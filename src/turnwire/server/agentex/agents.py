@@ -1,6 +1,6 @@
 """``/agents`` routes for the agents this server hosts, and their JSON-RPC endpoint.
 
-Agents come from ``app.state.agents`` (name -> agent callable); an agent's id is a UUID derived
+Agents are the app context's (name -> agent callable); an agent's id is a UUID derived
 from its name, so it is stable across restarts and workers.
 """
 
@@ -78,7 +78,7 @@ async def rpc_by_name(
     agents: AgentsDep,
     store: StoreDep,
 ) -> Response:
-    return await handle_rpc(request, store, *_by_name(agents, agent_name))
+    return await handle_rpc(request, store, _by_name(agents, agent_name)[0])
 
 
 @router.get("/{agent_id}", summary="Retrieve Agent")
@@ -93,4 +93,4 @@ async def rpc(
     agents: AgentsDep,
     store: StoreDep,
 ) -> Response:
-    return await handle_rpc(request, store, *_by_id(agents, agent_id))
+    return await handle_rpc(request, store, _by_id(agents, agent_id)[0])

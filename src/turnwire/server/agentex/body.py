@@ -9,13 +9,13 @@ from starlette.requests import Request
 
 from turnwire.errors import InputError
 from turnwire.server.body import decode_json, read_body
-from turnwire.server.settings import Settings
+from turnwire.server.context import current
 from turnwire.store.base import Idempotency
 
 
 async def read_json_value(request: Request) -> tuple[Any, bytes]:
     """The decoded JSON body (and its bytes), within the server's size and depth limits."""
-    limits = getattr(request.app.state, "settings", None) or Settings()
+    limits = current(request).settings
     raw = await read_body(request, limits.max_body_bytes)
     return decode_json(raw, limits.max_json_depth), raw
 

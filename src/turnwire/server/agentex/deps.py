@@ -8,21 +8,22 @@ from fastapi import Depends
 from starlette.requests import Request
 
 from turnwire.server.agentex.errors import AgentexError
+from turnwire.server.context import current
 from turnwire.store.base import Store
 
 
 def get_store(request: Request) -> Store:
-    """The app's store (``app.state.store``); 503 if the app was started without one."""
-    store = getattr(request.app.state, "store", None)
+    """The app's store; 503 while the app runs without one (a mounted router outside
+    ``AppContext.running``)."""
+    store = current(request).store
     if store is None:
-        raise AgentexError(503, "No store is configured for this server (app.state.store is unset)")
+        raise AgentexError(503, "No store is open for this server")
     return store
 
 
 def get_agents(request: Request) -> dict[str, Any]:
-    """The agents the server hosts, name -> agent callable (``app.state.agents``)."""
-    agents = getattr(request.app.state, "agents", None)
-    return agents if isinstance(agents, dict) else {}
+    """The agents the server hosts, name -> agent callable."""
+    return current(request).agents
 
 
 StoreDep = Annotated[Store, Depends(get_store)]

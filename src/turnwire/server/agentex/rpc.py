@@ -7,7 +7,7 @@ Errors are HTTP 200 with a JSON-RPC ``error`` (-32600 bad request, -32601 unknow
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
@@ -17,11 +17,13 @@ from starlette.responses import Response, StreamingResponse
 from turnwire.errors import InputError
 from turnwire.formats.agentex import content_to_message, normalize_content
 from turnwire.framing import NDJSON_MEDIA_TYPE
-from turnwire.recorder import TurnRecorder, session_on_task
-from turnwire.runtime.context import TurnContext
-from turnwire.runtime.runner import run_turn
+from turnwire.recorder import TurnRecorder
+from turnwire.runtime.runner import EventRun
 from turnwire.server.agentex.body import read_json_value
 from turnwire.server.agentex.errors import json_response
+from turnwire.server.context import current
+from turnwire.server.errors import RequestError
+from turnwire.server.pipeline import TurnRequest, start_turn
 from turnwire.store.base import Store
 from turnwire.store.errors import StoreError
 
@@ -54,7 +56,7 @@ async def _task_of(store: Store, params: dict[str, Any]) -> dict[str, Any]:
     raise RpcError(-32602, "params.task_id or params.task_name is required")
 
 
-async def handle_rpc(request: Request, store: Store, agent_name: str, agent: Any) -> Response:
+async def handle_rpc(request: Request, store: Store, agent_name: str) -> Response:
     """Answer one JSON-RPC request addressed to ``agent_name``."""
     try:
         body, _ = await read_json_value(request)
@@ -86,62 +88,66 @@ async def handle_rpc(request: Request, store: Store, agent_name: str, agent: Any
                 raise RpcError(-32602, "params.content is required")
             content = normalize_content(params["content"], ("params", "content"))
             task = await _task_of(store, params)
-            return await _send(
-                request, store, agent, task, content, rpc_id, stream=bool(params.get("stream"))
-            )
+            return await _send(request, agent_name, task, content, rpc_id, stream=bool(params.get("stream")))
         raise RpcError(-32601, f"Method not found: {method}")
     except RpcError as exc:
         return json_response(_reply(rpc_id, error={"code": exc.code, "message": str(exc)}))
     except (InputError, StoreError) as exc:
         return json_response(_reply(rpc_id, error={"code": -32602, "message": str(exc)}))
+    except RequestError as exc:  # refused by the turn pipeline (e.g. an approval it did not issue)
+        message = "; ".join(e.msg for e in exc.errors)
+        return json_response(_reply(rpc_id, error={"code": -32602, "message": message}))
     except Exception as exc:
         log.exception("RPC failed", exc_info=exc)
-        return json_response(_reply(rpc_id, error={"code": -32603, "message": f"Internal error: {exc}"}))
+        error = {"code": -32603, "message": "Internal error (logged on the server)"}
+        return json_response(_reply(rpc_id, error=error))
 
 
 async def _send(
     request: Request,
-    store: Store,
-    agent: Any,
+    agent_name: str,
     task: dict[str, Any],
     content: dict[str, Any],
     rpc_id: Any,
     *,
     stream: bool,
 ) -> Response:
-    """Run one turn on ``task`` through the shared recorder, as ``/invoke`` and ``/chat`` do: the
-    new content deduped against the stored conversation, the agent run on the stored history plus
-    it, the output stored and published on the task's topic. Streamed: NDJSON TaskMessageUpdates;
-    else the finished TaskMessages (written in one transaction)."""
-    session = await session_on_task(store, task, [content_to_message(content)], from_store=True)
-    params = dict(task.get("params") or {})
-    ctx = TurnContext(messages=session.history, session_id=task["id"], parameters=params)
-    recorder = TurnRecorder(
-        store,
-        task["id"],
-        getattr(request.app.state, "pubsub", None),
-        inbound=session.take_inbound(),
-        batch=not stream,
+    """Run one turn on ``task`` through the turn pipeline, as ``/invoke`` and ``/chat`` do: the new
+    content deduped against the stored conversation, decisions checked, the agent run (warm when
+    it can be) on the stored history plus it, the output stored and published on the task's topic.
+    Streamed: NDJSON TaskMessageUpdates; else the finished TaskMessages (one transaction)."""
+    turn = await start_turn(
+        current(request),
+        TurnRequest(
+            agent_name,
+            [content_to_message(content)],
+            # A task named after a session (a chat id) is that session's conversation: the same
+            # approval tokens and warm agent as on /chat and /invoke.
+            session_id=task.get("name") or task["id"],
+            loc=("params", "content"),
+            parameters=dict(task.get("params") or {}),
+            from_store=True,
+            batch=not stream,
+            task=task,
+        ),
     )
-    run = recorder.record_frames(run_turn(agent, ctx))
+    recorder = turn.recorder
+    assert recorder is not None  # the Agentex routes run only with a store
     if stream:
-        return StreamingResponse(_ndjson(run, rpc_id), media_type=NDJSON_MEDIA_TYPE)
-    async for _ in run:
+        return StreamingResponse(_ndjson(turn.events, recorder, rpc_id), media_type=NDJSON_MEDIA_TYPE)
+    async for _ in turn.events:
         pass
     return json_response(_reply(rpc_id, recorder.finals))
 
 
-async def _ndjson(
-    run: AsyncGenerator[tuple[Any, list[dict[str, Any]]], None], rpc_id: Any
-) -> AsyncIterator[bytes]:
+async def _ndjson(run: EventRun, recorder: TurnRecorder, rpc_id: Any) -> AsyncIterator[bytes]:
     try:
-        async for _, frames in run:
-            for frame in frames:
+        async for _ in run:
+            for frame in recorder.last_frames:
                 yield orjson.dumps(_reply(rpc_id, frame)) + b"\n"
     except Exception as exc:
         log.exception("message/send stream failed", exc_info=exc)
-        yield (
-            orjson.dumps(_reply(rpc_id, error={"code": -32603, "message": f"Internal error: {exc}"})) + b"\n"
-        )
+        error = {"code": -32603, "message": "Internal error (logged on the server)"}
+        yield orjson.dumps(_reply(rpc_id, error=error)) + b"\n"
     finally:
         await run.aclose()  # the turn is stored even if the reader left

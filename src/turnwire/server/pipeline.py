@@ -1,0 +1,151 @@
+"""The one turn pipeline behind every front door.
+
+parse (the door) → stored history / rewind → approval check → warm session → run → record →
+encode (the door, through its format's adapter).
+
+Every door — ``/invoke``, ``/chat``, Agentex ``message/send`` — starts its turn with
+``start_turn``, so whatever one door guarantees (signed approvals, recording, cancellation, trace
+ids) every door guarantees. A door only reads its request into a ``TurnRequest`` and writes the
+``StartedTurn``'s events in its own wire format.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from starlette.requests import Request
+
+from turnwire.errors import InputError
+from turnwire.model import Message
+from turnwire.recorder import Session, TurnRecorder, prepare_session, session_on_task
+from turnwire.runtime import TurnContext
+from turnwire.runtime.approvals import ApprovalRejected
+from turnwire.runtime.runner import EventRun
+from turnwire.server.context import AppContext
+from turnwire.server.errors import RequestError
+from turnwire.server.models import WIRE_VERSION
+from turnwire.store.errors import ConflictError
+
+TASK_ID_HEADER: Final = "x-ag-task-id"
+
+
+@dataclass(slots=True)
+class TurnRequest:
+    """What a door read from its request."""
+
+    agent_name: str
+    messages: list[Message]
+    """The client's messages (the whole history, or only the new ones with ``from_store``)."""
+    session_id: str = ""
+    """The conversation's id; ``""`` = a fresh one."""
+    loc: tuple[str | int, ...] = ("body", "messages")
+    """Where the messages are in the request: errors about one of them name ``(*loc, index)``."""
+    parameters: dict[str, Any] = field(default_factory=dict)
+    from_store: bool = False
+    """The client sent only its new messages: the turn runs on the stored conversation plus them."""
+    regenerate: bool = False
+    """The client asks the last answer again: a parked agent is not resumed."""
+    batch: bool = False
+    """The answer goes out when the turn is over: the recording is written in one transaction."""
+    task: dict[str, Any] | None = None
+    """The task, when the door already names it (Agentex)."""
+
+
+@dataclass(slots=True)
+class StartedTurn:
+    """A running turn: its (recorded) events and what the door needs to answer."""
+
+    events: EventRun
+    history: list[Message]
+    session_id: str
+    trace_id: str
+    task_id: str | None = None
+    recorder: TurnRecorder | None = None
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The ``x-ag-*`` headers every turn answer carries."""
+        out = {
+            "x-ag-version": WIRE_VERSION,
+            "x-ag-session-id": self.session_id,
+            "x-ag-trace-id": self.trace_id,
+        }
+        if self.task_id is not None:
+            out[TASK_ID_HEADER] = self.task_id
+        return out
+
+
+async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
+    """Start one turn. Refuses (``RequestError``) an unknown agent (404), a deleted session (409)
+    and a decision the server did not issue (409/422) before any agent code runs."""
+    agent = app.agent(request.agent_name)
+    session_id = request.session_id or uuid.uuid4().hex
+    history = request.messages
+    session = await _open_session(app, request, session_id)
+    if session is not None:
+        history = session.history
+    _check_decisions(app, history, session_id, request.loc)
+    warm = app.warm
+    if request.regenerate:
+        warm.forget(request.agent_name, session_id)
+    trace_id = uuid.uuid4().hex
+    ctx = TurnContext(
+        messages=history, session_id=session_id, parameters=request.parameters, trace_id=trace_id
+    )
+    events: EventRun = warm.start(request.agent_name, agent, ctx)
+    if session is None or app.store is None:
+        return StartedTurn(events, history, session_id, trace_id)
+    recorder = TurnRecorder(
+        app.store,
+        session.task_id,
+        app.pubsub,
+        inbound=session.take_inbound(),
+        batch=request.batch,
+        clock=session.clock,
+    )
+    return StartedTurn(recorder.record(events), history, session_id, trace_id, session.task_id, recorder)
+
+
+async def _open_session(app: AppContext, request: TurnRequest, session_id: str) -> Session | None:
+    store = app.store
+    if store is None:
+        return None
+    if request.task is not None:
+        return await session_on_task(store, request.task, request.messages, from_store=request.from_store)
+    try:
+        return await prepare_session(store, session_id, request.messages, from_store=request.from_store)
+    except ConflictError as exc:
+        raise RequestError.at(409, str(exc), ("body", "session_id"), "session_deleted") from None
+
+
+def _check_decisions(
+    app: AppContext, history: Sequence[Message], session_id: str, loc: tuple[str | int, ...]
+) -> None:
+    """Refuse a history holding a decision this server did not issue for exactly this
+    conversation, call, tool and input (409; 422 when the token is missing)."""
+    try:
+        app.warm.signer.check_decisions(history, session_id)
+    except ApprovalRejected as exc:
+        error = InputError(exc.msg, loc=(*loc, exc.index), type=exc.reason)
+        raise RequestError(exc.status, [error]) from None
+
+
+HISTORY_HEADER: Final = "x-ag-history"
+STORED: Final = "stored"
+
+
+def wants_stored_history(request: Request, body: Any = None) -> bool:
+    """``x-ag-history: stored``, or a ``/chat`` body carrying one ``message`` and no ``messages``
+    (the AI SDK's "send only the last message" pattern): the client sent only its new messages."""
+    value = request.headers.get(HISTORY_HEADER)
+    if value is not None:
+        value = value.strip().lower()
+        if value not in (STORED, "client", ""):
+            raise RequestError.at(
+                400, "x-ag-history must be 'stored' or 'client'", ("header", HISTORY_HEADER), "enum"
+            )
+        return value == STORED
+    return isinstance(body, dict) and body.get("messages") is None and isinstance(body.get("message"), dict)
