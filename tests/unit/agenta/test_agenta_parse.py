@@ -354,11 +354,6 @@ def test_flat_tool_shape_with_non_string_call_id_is_an_input_error():
     assert err.loc == ("messages", 0, "tool_call_id")
 
 
-def test_vercel_shaped_message_without_the_header_is_an_empty_message():
-    # reference §12.6: parts are not Agenta content; the message keeps its role and no blocks
-    assert one({"role": "user", "parts": [{"type": "text", "text": "hi"}]}) == Message("user", [])
-
-
 def test_spec_example_message_parses_to_call_and_result():
     raw = {
         "role": "assistant",
@@ -421,3 +416,10 @@ def test_large_parse_does_not_enable_a_collector_the_caller_disabled():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_vercel_uimessage_sent_as_agenta_is_refused_with_a_hint_not_emptied() -> None:
+    with pytest.raises(InputError) as caught:
+        parse_messages([{"id": "u1", "role": "user", "parts": [{"type": "text", "text": "hi"}]}])
+    assert caught.value.loc == ("messages", 0, "content")
+    assert "x-ag-messages-format: vercel" in caught.value.msg

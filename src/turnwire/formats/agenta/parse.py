@@ -10,7 +10,7 @@ Input                                       Result
 entry not an object                         dropped
 entry without a ``role`` key                dropped
 ``role`` present but not a string           ``InputError`` at ``(…, i, "role")`` [``str(role)``]
-``content`` missing                         no blocks
+``content`` missing                         no blocks (``InputError`` when it has ``parts``: a UIMessage)
 ``content`` ``""``                          no blocks (``""`` is the empty message)
 ``content`` non-empty string                one ``TextBlock``
 ``content`` list                            one block per element
@@ -239,6 +239,14 @@ def _message(raw: dict[str, Any], i: int) -> Message:
         elif cls is list:
             blocks = _content(content, i)
         elif content is _MISSING:
+            if "parts" in raw:
+                # A UIMessage sent as Agenta would silently become an empty message.
+                raise InputError(
+                    "this message has `parts` and no `content`: it looks like a Vercel UIMessage; "
+                    "send it with the header x-ag-messages-format: vercel",
+                    loc=("messages", i, "content"),
+                    type="missing",
+                )
             blocks = []
         elif isinstance(content, str):
             blocks = [TextBlock(str(content))] if content else []
