@@ -3,14 +3,10 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
 
 from services import postgres_server, redis_server
 
@@ -32,3 +28,9 @@ def redis_url() -> Iterator[str]:
     """URL of a real Redis server started for this test session."""
     with redis_server() as url:
         yield url
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """Async tests run on asyncio (the loop the server runs on)."""
+    return "asyncio"

@@ -7,9 +7,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from turnwire.conversations.recording import RecordedRun, TurnRecorder
 from turnwire.formats.agenta import AgentaFrames
 from turnwire.model import Event, MessageDelta, MessageEnd, MessageStart
-from turnwire.recorder import RecordedRun, TurnRecorder
 from turnwire.runtime import TurnContext, run_turn
 from turnwire.server.negotiation import Transport
 from turnwire.server.streaming import stream_body

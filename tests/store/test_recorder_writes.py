@@ -14,9 +14,9 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy import event
 
+from turnwire.conversations.pubsub import LocalPubSub
+from turnwire.conversations.recording import TurnRecorder
 from turnwire.model import Event, MessageDelta, MessageEnd, MessageStart, Thought
-from turnwire.pubsub import LocalPubSub
-from turnwire.recorder import TurnRecorder
 from turnwire.store import SqlStore
 
 pytestmark = pytest.mark.anyio

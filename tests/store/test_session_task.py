@@ -1,4 +1,4 @@
-"""``SqlStore.session_task`` and ``prepare_session`` on SQLite and a real PostgreSQL: the session id
+"""``SqlStore.session_task`` and ``open_conversation`` on SQLite and a real PostgreSQL: the session id
 names a task by id or by name, the first turn creates it, and racing first turns share one task."""
 
 from __future__ import annotations
@@ -8,8 +8,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from turnwire.conversations.recording import TurnRecorder
+from turnwire.conversations.stored import open_conversation, task_for_session
 from turnwire.model import Event, Message, MessageDelta, MessageEnd, MessageStart, TextBlock
-from turnwire.recorder import TurnRecorder, prepare_session, task_for_session
 from turnwire.store import ConflictError, SqlStore
 from turnwire.store.clock import MS, now_us, parse_time
 
@@ -64,12 +65,12 @@ async def test_racing_first_turns_share_one_task(store: SqlStore) -> None:
 
 
 async def test_prepare_session_plans_everything_on_a_new_task_and_only_the_new_after(store: SqlStore) -> None:
-    first = await prepare_session(store, "s", [user("hi")])
+    first = await open_conversation(store, "s", [user("hi")])
     assert [m.content[0].text for m in first.history] == ["hi"]
     assert len(first.plan.contents()) == 1
     await first.commit(store)
     # The second turn re-sends the stored message: only the new one is planned.
-    second = await prepare_session(store, "s", [user("hi"), user("again")])
+    second = await open_conversation(store, "s", [user("hi"), user("again")])
     assert second.task_id == first.task_id
     planned = second.plan.contents()
     assert len(planned) == 1 and planned[0]["content"] == "again"

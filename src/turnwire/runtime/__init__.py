@@ -5,7 +5,6 @@ An agent is an async generator function taking a ``TurnContext`` and yielding ca
 """
 
 from turnwire.runtime.context import Agent, TurnContext, new_trace_id
-from turnwire.runtime.history import Decision, decisions, last_user_text, tool_call_count, user_turns
 from turnwire.runtime.runner import (
     CANCEL_GRACE,
     FAILURE_CODE,
@@ -14,6 +13,7 @@ from turnwire.runtime.runner import (
     run_turn,
     stop_task,
 )
+from turnwire.runtime.transcript import Decision, decisions, last_user_text, tool_call_count, user_turns
 from turnwire.runtime.validation import validate_event
 
 __all__ = [

@@ -23,7 +23,7 @@ import orjson
 from turnwire.errors import TurnwireError
 from turnwire.interactions import tool_call_id_of, tool_input_of, tool_name_of
 from turnwire.model import InteractionKind, InteractionRequest, Message
-from turnwire.runtime.history import Decision, decisions
+from turnwire.runtime.transcript import Decision, decisions
 
 TOKEN_PREFIX: Final = "ap_"
 SECRET_FILE_ENV: Final = "TURNWIRE_APPROVAL_SECRET_FILE"

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from turnwire.model import Event, Message
-from turnwire.runtime.history import Decision, decisions, last_user_text
+from turnwire.runtime.transcript import Decision, decisions, last_user_text
 
 
 def new_trace_id() -> str:

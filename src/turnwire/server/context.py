@@ -15,10 +15,10 @@ from typing import Annotated, Any
 from fastapi import Depends
 from starlette.requests import Request
 
-from turnwire.pubsub import LocalPubSub, PubSub
+from turnwire.conversations.pubsub import LocalPubSub, PubSub
 from turnwire.runtime import Agent
 from turnwire.runtime.approvals import ApprovalSigner, load_secret
-from turnwire.runtime.sessions import SessionPool, WarmSessions
+from turnwire.runtime.warm import WarmPool, WarmStarts
 from turnwire.server.errors import UnknownAgent
 from turnwire.server.settings import Settings
 from turnwire.store.base import Store
@@ -37,18 +37,18 @@ class AppContext:
     store: Store | None = None
     """Set by the app's lifespan (``None``: nothing is recorded; the Agentex routes answer 503)."""
     pubsub: PubSub = field(default_factory=LocalPubSub)
-    _warm: WarmSessions | None = None
+    _warm: WarmStarts | None = None
 
     @property
-    def warm(self) -> WarmSessions:
+    def warm(self) -> WarmStarts:
         """The approval signer and warm pool, built on first use (reads or creates the secret)."""
         if self._warm is None:
             s = self.settings
             signer = ApprovalSigner(load_secret(s.approval_secret, s.approval_secret_file))
-            pool = SessionPool(
+            pool = WarmPool(
                 max_entries=s.session_pool_max, idle_ttl=s.session_idle_ttl, waiting_ttl=s.session_waiting_ttl
             )
-            self._warm = WarmSessions(signer, pool)
+            self._warm = WarmStarts(signer, pool)
         return self._warm
 
     def agent(self, name: str) -> Agent:

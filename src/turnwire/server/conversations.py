@@ -15,13 +15,13 @@ from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
-from turnwire.conversation import INTERRUPTED, marker_type
+from turnwire.conversations.planning import INTERRUPTED, marker_type
+from turnwire.conversations.stored import stored_conversation
 from turnwire.errors import InputError
 from turnwire.formats import agenta, vercel
 from turnwire.formats.agentex import content_to_message
 from turnwire.interactions import pending_approvals
 from turnwire.model import DataBlock, InteractionRequest, Message, Role, ToolCallBlock
-from turnwire.recorder import stored_conversation
 from turnwire.server.agentex.deps import StoreDep
 from turnwire.server.agentex.errors import AgentexRoute, json_response
 from turnwire.store.base import Store

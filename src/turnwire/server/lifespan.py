@@ -36,7 +36,7 @@ async def running(ctx: AppContext) -> AsyncIterator[AppContext]:
     settings = ctx.settings
     async with contextlib.AsyncExitStack() as stack:
         if settings.redis_url:
-            from turnwire.pubsub_redis import RedisPubSub
+            from turnwire.conversations.redis_pubsub import RedisPubSub
 
             pubsub = RedisPubSub(settings.redis_url)
             await pubsub.start()

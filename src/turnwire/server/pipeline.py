@@ -18,9 +18,10 @@ from typing import Any, Final
 
 from starlette.requests import Request
 
+from turnwire.conversations.recording import TurnRecorder
+from turnwire.conversations.stored import Conversation, conversation_on_task, open_conversation
 from turnwire.errors import InputError
 from turnwire.model import Message
-from turnwire.recorder import Session, TurnRecorder, prepare_session, session_on_task
 from turnwire.runtime import TurnContext
 from turnwire.runtime.approvals import ApprovalRejected
 from turnwire.runtime.runner import EventRun
@@ -84,9 +85,9 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
     agent = app.agent(request.agent_name)
     session_id = request.session_id or uuid.uuid4().hex
     history = request.messages
-    session = await _open_session(app, request, session_id)
-    if session is not None:
-        history = session.history
+    conversation = await _open_conversation(app, request, session_id)
+    if conversation is not None:
+        history = conversation.history
     _check_decisions(app, history, session_id, request.loc)
     warm = app.warm
     if request.regenerate:
@@ -96,27 +97,30 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
         messages=history, session_id=session_id, parameters=request.parameters, trace_id=trace_id
     )
     events: EventRun = warm.start(request.agent_name, agent, ctx)
-    if session is None or app.store is None:
+    if conversation is None or app.store is None:
         return StartedTurn(events, history, session_id, trace_id)
     recorder = TurnRecorder(
         app.store,
-        session.task_id,
+        conversation.task_id,
         app.pubsub,
-        inbound=session.take_inbound(),
+        inbound=conversation.take_inbound(),
         batch=request.batch,
-        clock=session.clock,
+        clock=conversation.clock,
     )
-    return StartedTurn(recorder.record(events), history, session_id, trace_id, session.task_id, recorder)
+    task_id = conversation.task_id
+    return StartedTurn(recorder.record(events), history, session_id, trace_id, task_id, recorder)
 
 
-async def _open_session(app: AppContext, request: TurnRequest, session_id: str) -> Session | None:
+async def _open_conversation(app: AppContext, request: TurnRequest, session_id: str) -> Conversation | None:
     store = app.store
     if store is None:
         return None
     if request.task is not None:
-        return await session_on_task(store, request.task, request.messages, from_store=request.from_store)
+        return await conversation_on_task(
+            store, request.task, request.messages, from_store=request.from_store
+        )
     try:
-        return await prepare_session(store, session_id, request.messages, from_store=request.from_store)
+        return await open_conversation(store, session_id, request.messages, from_store=request.from_store)
     except ConflictError as exc:
         raise RequestError.at(409, str(exc), ("body", "session_id"), "session_deleted") from None
 

@@ -16,8 +16,8 @@ from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from turnwire.conversations.pubsub import PubSub, SubscriberOverflow
 from turnwire.framing import SSE_MEDIA_TYPE, sse_frame
-from turnwire.pubsub import PubSub, SubscriberOverflow
 from turnwire.runtime.keepalive import with_keepalive
 from turnwire.server.agentex.deps import StoreDep
 from turnwire.server.agentex.errors import AgentexRoute

@@ -13,7 +13,7 @@ from collections.abc import Collection
 import orjson
 import sqlalchemy as sa
 
-from turnwire.conversation import interrupted_content
+from turnwire.conversations.planning import interrupted_content
 from turnwire.store.clock import MS, new_id, now_us
 from turnwire.store.schema import messages, tasks
 from turnwire.store.sql import SqlStore

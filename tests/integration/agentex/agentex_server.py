@@ -5,22 +5,16 @@ Parametrised over SQLite and PostgreSQL; each module gets fresh databases.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import httpx
 import pytest
 from agentex import Agentex
 from fastapi import FastAPI
 
-sys.path.insert(0, str(Path(__file__).parents[2] / "store"))
-sys.path.insert(0, str(Path(__file__).parent))
-
-from store_databases import BACKENDS, fresh_database
-
 from services import serve_app
+from store_databases import BACKENDS, fresh_database
 from turnwire.model import Event, MessageDelta, MessageEnd, MessageStart, Thought, ToolCall
 from turnwire.runtime.context import TurnContext
 from turnwire.server import Settings, create_app

@@ -10,8 +10,8 @@ import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from turnwire.pubsub import SubscriberOverflow
-from turnwire.pubsub_redis import PREFIX, RedisPubSub
+from turnwire.conversations.pubsub import SubscriberOverflow
+from turnwire.conversations.redis_pubsub import PREFIX, RedisPubSub
 
 pytestmark = pytest.mark.anyio
 

@@ -5,7 +5,6 @@ and ends whole."""
 from __future__ import annotations
 
 import signal
-import sys
 import threading
 import time
 import uuid
@@ -17,7 +16,6 @@ import orjson
 from store_e2e_agents import word
 from store_e2e_server import turnwire_process
 
-sys.path.insert(0, str(Path(__file__).parents[2] / "store"))
 from store_databases import fresh_database
 
 INTERRUPTED = "turnwire.interrupted"

@@ -14,10 +14,10 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from turnwire.conversations.recording import TurnRecorder
 from turnwire.errors import InputError
 from turnwire.formats.agentex import content_to_message, normalize_content
 from turnwire.framing import NDJSON_MEDIA_TYPE
-from turnwire.recorder import TurnRecorder
 from turnwire.runtime.runner import EventRun
 from turnwire.server.agentex.body import read_json_value
 from turnwire.server.agentex.errors import json_response

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from turnwire.conversation import REWIND, continue_stored, effective, plan_inbound
+from turnwire.conversations.planning import REWIND, continue_stored, effective, plan_inbound
 from turnwire.formats.agentex import render_messages
 from turnwire.model import Message, ReasoningBlock, TextBlock, ToolCallBlock, ToolResultBlock
 

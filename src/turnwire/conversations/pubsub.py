@@ -1,7 +1,7 @@
 """Fan-out of live task updates: every turn publishes its frames on the task's topic.
 
 ``PubSub`` is the interface the server uses; ``LocalPubSub`` serves one process (the default);
-``turnwire.pubsub_redis.RedisPubSub`` shares updates between processes through Redis.
+``turnwire.conversations.redis_pubsub.RedisPubSub`` shares updates between processes through Redis.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from turnwire.model import (
 )
 from turnwire.runtime import TurnContext
 from turnwire.runtime.approvals import ApprovalSigner
-from turnwire.runtime.sessions import Parked, SessionPool, WarmSessions, history_fingerprint
+from turnwire.runtime.warm import Parked, WarmPool, WarmStarts, history_fingerprint
 
 pytestmark = pytest.mark.anyio
 
@@ -45,7 +45,7 @@ def user(text: str) -> Message:
 
 def test_entries_expire_after_their_own_ttl() -> None:
     clock = Clock()
-    pool = SessionPool(max_entries=4, idle_ttl=60, waiting_ttl=600, clock=clock)
+    pool = WarmPool(max_entries=4, idle_ttl=60, waiting_ttl=600, clock=clock)
     assert pool.park(("a", "idle"), entry(waiting=False))
     assert pool.park(("a", "waiting"), entry(waiting=True))
     clock.now = 59.9
@@ -58,7 +58,7 @@ def test_entries_expire_after_their_own_ttl() -> None:
 
 
 def test_a_full_pool_evicts_the_least_recently_parked_idle_entry_only() -> None:
-    pool = SessionPool(max_entries=3, clock=Clock())
+    pool = WarmPool(max_entries=3, clock=Clock())
     pool.park(("a", "w1"), entry(waiting=True))
     pool.park(("a", "i1"), entry(waiting=False))
     pool.park(("a", "i2"), entry(waiting=False))
@@ -70,12 +70,12 @@ def test_a_full_pool_evicts_the_least_recently_parked_idle_entry_only() -> None:
 
 
 def test_checkout_takes_the_entry_once_and_size_zero_never_parks() -> None:
-    pool = SessionPool(max_entries=2, clock=Clock())
+    pool = WarmPool(max_entries=2, clock=Clock())
     parked = entry(waiting=True)
     pool.park(("a", "s"), parked)
     assert pool.checkout(("a", "s")) is parked
     assert pool.checkout(("a", "s")) is None
-    assert not SessionPool(max_entries=0).park(("a", "s"), entry(waiting=True))
+    assert not WarmPool(max_entries=0).park(("a", "s"), entry(waiting=True))
 
 
 def test_fingerprint_drops_a_trailing_user_message_and_ignores_assistant_text() -> None:
@@ -91,11 +91,11 @@ def test_fingerprint_drops_a_trailing_user_message_and_ignores_assistant_text() 
     )
 
 
-def sessions(pool_max: int = 8) -> WarmSessions:
-    return WarmSessions(ApprovalSigner(b"k" * 32), SessionPool(max_entries=pool_max))
+def sessions(pool_max: int = 8) -> WarmStarts:
+    return WarmStarts(ApprovalSigner(b"k" * 32), WarmPool(max_entries=pool_max))
 
 
-async def run(ws: WarmSessions, agent, messages: list[Message], trace: str = "t") -> list[Event]:
+async def run(ws: WarmStarts, agent, messages: list[Message], trace: str = "t") -> list[Event]:
     return [e async for e in ws.start("agent", agent, TurnContext(messages, "s1", trace_id=trace))]
 
 

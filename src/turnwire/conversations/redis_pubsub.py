@@ -20,9 +20,9 @@ from typing import Any, Final
 import orjson
 import redis.asyncio as aioredis
 
-from turnwire.pubsub import DEFAULT_BACKLOG, Frame, LocalPubSub, _Subscription
+from turnwire.conversations.pubsub import DEFAULT_BACKLOG, Frame, LocalPubSub, _Subscription
 
-log = logging.getLogger("turnwire.pubsub")
+log = logging.getLogger("turnwire.conversations.pubsub")
 
 PREFIX: Final = "turnwire:task:"
 MAX_PENDING: Final = 100_000

@@ -46,8 +46,8 @@ from turnwire.model import (
 )
 from turnwire.runtime.approvals import ApprovalSigner
 from turnwire.runtime.context import Agent, TurnContext
-from turnwire.runtime.history import decisions
 from turnwire.runtime.runner import TurnRun, run_turn
+from turnwire.runtime.transcript import decisions
 
 logger = logging.getLogger("turnwire.runtime")
 
@@ -60,7 +60,7 @@ _PLAIN_EVENTS: Final = frozenset(
 )
 """Event classes ``_drive`` passes on untouched: no request to sign, no call to note, not a ``Done``."""
 
-SessionKey = tuple[str, str]
+PoolKey = tuple[str, str]
 """(agent name, session id)."""
 
 
@@ -117,7 +117,7 @@ class Parked:
         return self.user_input and bool(messages) and messages[-1].role == Role.USER
 
 
-class SessionPool:
+class WarmPool:
     """Bounded store of parked agents: TTLs per entry, LRU eviction of idle entries only.
 
     ``park`` refuses (returns ``False``) when the pool is full of entries waiting on a decision: a
@@ -135,7 +135,7 @@ class SessionPool:
         self.idle_ttl = idle_ttl
         self.waiting_ttl = waiting_ttl
         self.clock = clock
-        self._entries: OrderedDict[SessionKey, Parked] = OrderedDict()
+        self._entries: OrderedDict[PoolKey, Parked] = OrderedDict()
         self._closing: set[asyncio.Task[None]] = set()
 
     def __len__(self) -> int:
@@ -144,7 +144,7 @@ class SessionPool:
     def __contains__(self, key: object) -> bool:
         return key in self._entries
 
-    def park(self, key: SessionKey, entry: Parked) -> bool:
+    def park(self, key: PoolKey, entry: Parked) -> bool:
         """Keep ``entry`` under ``key`` (replacing an older one); ``False`` if there is no room."""
         self._sweep()
         old = self._entries.pop(key, None)
@@ -161,7 +161,7 @@ class SessionPool:
         self._entries[key] = entry
         return True
 
-    def checkout(self, key: SessionKey) -> Parked | None:
+    def checkout(self, key: PoolKey) -> Parked | None:
         """Remove and return the live entry under ``key``: a gate is answered at most once."""
         self._sweep()
         return self._entries.pop(key, None)
@@ -195,16 +195,16 @@ async def _close(agen: Any) -> None:
         logger.warning("a parked agent failed while it was closed", exc_info=True)
 
 
-class WarmSessions:
+class WarmStarts:
     """Starts turns: signs approval requests, resumes parked agents, parks paused ones.
 
     ``hits`` / ``misses`` count resumes that found / discarded a parked agent; ``cold_fallbacks``
     counts parked agents that had nothing to say on resume and were replayed cold.
     """
 
-    def __init__(self, signer: ApprovalSigner, pool: SessionPool | None = None) -> None:
+    def __init__(self, signer: ApprovalSigner, pool: WarmPool | None = None) -> None:
         self.signer = signer
-        self.pool = pool if pool is not None else SessionPool()
+        self.pool = pool if pool is not None else WarmPool()
         self.hits = 0
         self.misses = 0
         self.cold_fallbacks = 0
@@ -225,7 +225,7 @@ class WarmSessions:
         if entry is not None:
             self.pool.discard(entry)
 
-    def _claim(self, key: SessionKey | None, agent: Agent, messages: Sequence[Message]) -> Parked | None:
+    def _claim(self, key: PoolKey | None, agent: Agent, messages: Sequence[Message]) -> Parked | None:
         if key is None:
             return None
         entry = self.pool.checkout(key)
@@ -243,7 +243,7 @@ class WarmSessions:
         return entry
 
     async def _drive(
-        self, key: SessionKey | None, agent: Agent, parked: Parked | None, ctx: TurnContext
+        self, key: PoolKey | None, agent: Agent, parked: Parked | None, ctx: TurnContext
     ) -> AsyncIterator[Event]:
         source: Any = parked.agen if parked is not None else agent(ctx)
         send: Any = ctx if parked is not None else None
@@ -296,7 +296,7 @@ class WarmSessions:
 
     def _park(
         self,
-        key: SessionKey,
+        key: PoolKey,
         agent: Agent,
         agen: Any,
         history: Sequence[Message],

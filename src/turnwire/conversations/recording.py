@@ -1,10 +1,9 @@
 """Recording turns on their session's task, whichever front door ran them.
 
-``prepare_session`` (or ``session_on_task``) finds the task and works out which of the client's
-messages are new (``conversation.plan_inbound``); ``TurnRecorder.record`` wraps a turn's event
-stream, stores those new messages and the turn's output as TaskMessages, and publishes
-TaskMessageUpdate frames on the task's topic. ``/invoke``, ``/chat`` and ``message/send`` all go
-through here, so they store and publish a turn identically.
+``stored.open_conversation`` finds the task and works out which of the client's messages are new;
+``TurnRecorder.record`` wraps a turn's event stream, stores those new messages and the turn's
+output as TaskMessages, and publishes TaskMessageUpdate frames on the task's topic. ``/invoke``,
+``/chat`` and ``message/send`` all go through here, so they store and publish a turn identically.
 
 A streamed turn writes once per ``flush_interval`` (100 ms) at most, never per message or delta:
 each flush is one transaction holding every pending create (a batch insert, inbound messages
@@ -26,102 +25,22 @@ import copy
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
 import orjson
 
-from turnwire.conversation import InboundPlan, continue_stored, effective, plan_inbound, to_messages
+from turnwire.conversations.pubsub import PubSub
 from turnwire.formats.agentex import TaskUpdateEncoder
-from turnwire.model import Event, Message
-from turnwire.pubsub import PubSub
+from turnwire.model import Event
 from turnwire.store.base import NewRow, RowChange, Store
 from turnwire.store.clock import MS, new_id, now_us, to_iso
 
-log = logging.getLogger("turnwire.recorder")
+log = logging.getLogger("turnwire.conversations.recording")
 
 FLUSH_INTERVAL: Final = 0.1
-PAGE: Final = 10_000
 IN_PROGRESS: Final = "IN_PROGRESS"
 DONE: Final = "DONE"
 _closing: set[asyncio.Task[None]] = set()
-
-
-async def task_for_session(store: Store, session_id: str) -> dict[str, Any]:
-    """The session's task: the task whose id is ``session_id``, else the one named ``session_id``
-    (created on first use). Raises ``ConflictError`` if that name belongs to a deleted task."""
-    return (await store.session_task(session_id)).task
-
-
-async def stored_conversation(store: Store, task_id: str) -> list[dict[str, Any]]:
-    """The task's TaskMessages, oldest first, with rewinds applied (``conversation.effective``)."""
-    records: list[dict[str, Any]] = []
-    while True:
-        page = await store.list_messages(task_id, limit=PAGE, offset=len(records), descending=False)
-        records.extend(page)
-        if len(page) < PAGE:
-            return effective(records)
-
-
-@dataclass(slots=True)
-class Session:
-    """A turn's place in the store: its task, the history the agent runs on, and what to write."""
-
-    task: dict[str, Any]
-    history: list[Message]
-    plan: InboundPlan
-    clock: int | None = None
-    """The task's message clock as read with the task (``TurnRecorder``'s ``clock``), if it was."""
-
-    @property
-    def task_id(self) -> str:
-        return self.task["id"]
-
-    def take_inbound(self) -> list[dict[str, Any]]:
-        """The contents to store for the client's new messages; empty on every later call, so they
-        are written once however often this is called."""
-        new = self.plan.contents()
-        self.plan = InboundPlan()
-        return new
-
-    async def commit(self, store: Store) -> list[dict[str, Any]]:
-        """Store the client's new messages (one transaction); returns the stored TaskMessages."""
-        new = self.take_inbound()
-        return await store.create_messages(self.task_id, new, streaming_status=DONE) if new else []
-
-
-async def prepare_session(
-    store: Store, session_id: str, messages: list[Message], *, from_store: bool = False
-) -> Session:
-    """Find or create the session's task and work out what in ``messages`` is new (nothing written
-    but the task itself; call ``Session.commit`` once the request is accepted).
-
-    ``from_store=False``: ``messages`` is the client's whole history; the agent runs on it as sent.
-    ``from_store=True``: ``messages`` are only the new ones; the agent runs on the stored
-    conversation followed by them, which is the history a client sending everything would send.
-    """
-    found = await store.session_task(session_id)
-    # A task this call just created has nothing to read: whatever another request wrote since came
-    # after this one's creation, so reading at creation time (empty) is as correct.
-    current = [] if found.created else await stored_conversation(store, found.task["id"])
-    session = _session(found.task, current, messages, from_store)
-    session.clock = found.clock
-    return session
-
-
-async def session_on_task(
-    store: Store, task: dict[str, Any], messages: list[Message], *, from_store: bool = False
-) -> Session:
-    """``prepare_session`` for a task already found (``message/send`` names its task directly)."""
-    return _session(task, await stored_conversation(store, task["id"]), messages, from_store)
-
-
-def _session(
-    task: dict[str, Any], current: list[dict[str, Any]], messages: list[Message], from_store: bool
-) -> Session:
-    contents = [r["content"] for r in current]
-    history = continue_stored(to_messages(current), messages) if from_store else messages
-    return Session(task, history, plan_inbound(contents, history))
 
 
 def apply_delta(content: dict[str, Any], delta: dict[str, Any]) -> None:
@@ -176,7 +95,7 @@ class TurnRecorder:
     ``finals`` collects the finished output TaskMessages (streamed: in the order they finished;
     batch: in the order they started).
 
-    ``clock``: the task's message clock if the caller has just read it (``prepare_session`` reads
+    ``clock``: the task's message clock if the caller has just read it (``open_conversation`` reads
     it with the task); otherwise the recorder reads it before the first event.
     """
 

@@ -1,0 +1,96 @@
+"""A conversation as stored: find a session's task, read its conversation, plan what is new.
+
+``open_conversation`` (or ``conversation_on_task``) finds the task and works out which of the
+client's messages are new (``planning.plan_inbound``); the ``TurnRecorder`` then writes them with
+the turn's output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from turnwire.conversations.planning import InboundPlan, continue_stored, effective, plan_inbound, to_messages
+from turnwire.model import Message
+from turnwire.store.base import Store
+
+PAGE: Final = 10_000
+DONE: Final = "DONE"
+
+
+async def task_for_session(store: Store, session_id: str) -> dict[str, Any]:
+    """The session's task: the task whose id is ``session_id``, else the one named ``session_id``
+    (created on first use). Raises ``ConflictError`` if that name belongs to a deleted task."""
+    return (await store.session_task(session_id)).task
+
+
+async def stored_conversation(store: Store, task_id: str) -> list[dict[str, Any]]:
+    """The task's TaskMessages, oldest first, with rewinds applied (``conversation.effective``)."""
+    records: list[dict[str, Any]] = []
+    while True:
+        page = await store.list_messages(task_id, limit=PAGE, offset=len(records), descending=False)
+        records.extend(page)
+        if len(page) < PAGE:
+            return effective(records)
+
+
+@dataclass(slots=True)
+class Conversation:
+    """A session's stored conversation as a turn starts: its task, the history the agent runs on, and
+    which of the client's messages to write."""
+
+    task: dict[str, Any]
+    history: list[Message]
+    plan: InboundPlan
+    clock: int | None = None
+    """The task's message clock as read with the task (``TurnRecorder``'s ``clock``), if it was."""
+
+    @property
+    def task_id(self) -> str:
+        return self.task["id"]
+
+    def take_inbound(self) -> list[dict[str, Any]]:
+        """The contents to store for the client's new messages; empty on every later call, so they
+        are written once however often this is called."""
+        new = self.plan.contents()
+        self.plan = InboundPlan()
+        return new
+
+    async def commit(self, store: Store) -> list[dict[str, Any]]:
+        """Store the client's new messages (one transaction); returns the stored TaskMessages."""
+        new = self.take_inbound()
+        return await store.create_messages(self.task_id, new, streaming_status=DONE) if new else []
+
+
+async def open_conversation(
+    store: Store, session_id: str, messages: list[Message], *, from_store: bool = False
+) -> Conversation:
+    """Find or create the session's task and work out what in ``messages`` is new (nothing written
+    but the task itself; call ``Conversation.commit`` once the request is accepted).
+
+    ``from_store=False``: ``messages`` is the client's whole history; the agent runs on it as sent.
+    ``from_store=True``: ``messages`` are only the new ones; the agent runs on the stored
+    conversation followed by them, which is the history a client sending everything would send.
+    """
+    found = await store.session_task(session_id)
+    # A task this call just created has nothing to read: whatever another request wrote since came
+    # after this one's creation, so reading at creation time (empty) is as correct.
+    current = [] if found.created else await stored_conversation(store, found.task["id"])
+    conversation = _conversation(found.task, current, messages, from_store)
+    conversation.clock = found.clock
+    return conversation
+
+
+async def conversation_on_task(
+    store: Store, task: dict[str, Any], messages: list[Message], *, from_store: bool = False
+) -> Conversation:
+    """``open_conversation`` for a task already found (``message/send`` names its task directly)."""
+    return _conversation(task, await stored_conversation(store, task["id"]), messages, from_store)
+
+
+def _conversation(
+    task: dict[str, Any], current: list[dict[str, Any]], messages: list[Message], from_store: bool
+) -> Conversation:
+    contents = [r["content"] for r in current]
+    history = continue_stored(to_messages(current), messages) if from_store else messages
+    return Conversation(task, history, plan_inbound(contents, history))
