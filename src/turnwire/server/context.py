@@ -57,7 +57,7 @@ class AppContext:
             raise UnknownAgent(name)
         return agent
 
-    def running(self) -> AbstractAsyncContextManager[AppContext]:
+    def running(self) -> AbstractAsyncContextManager[None]:
         """Open the store (and Redis) of the settings for as long as the block runs; what an app
         that mounts ``create_router`` runs in its lifespan."""
         from turnwire.server.lifespan import running

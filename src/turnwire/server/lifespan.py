@@ -27,7 +27,7 @@ def default_db_url() -> str:
 
 
 @contextlib.asynccontextmanager
-async def running(ctx: AppContext) -> AsyncIterator[AppContext]:
+async def running(ctx: AppContext) -> AsyncIterator[None]:
     """Open ``ctx.settings.db_url`` (else ``default_db_url()``) as ``ctx.store`` under a writer
     lease (``store.writers``): messages that dead server processes left streaming are closed, now
     and while the app runs, and this process's own live streams are safe from its peers. With
@@ -43,7 +43,7 @@ async def running(ctx: AppContext) -> AsyncIterator[AppContext]:
             stack.push_async_callback(pubsub.close)
             ctx.pubsub = pubsub
         if ctx.store is not None:
-            yield ctx
+            yield
             return
         store = SqlStore(settings.db_url or default_db_url())
         await store.open()
@@ -56,7 +56,7 @@ async def running(ctx: AppContext) -> AsyncIterator[AppContext]:
             log.warning("marked %d message(s) left streaming by a stopped server as interrupted", count)
         ctx.store = store
         try:
-            yield ctx
+            yield
         finally:
             ctx.store = None
 
