@@ -8,7 +8,7 @@ yields); pydantic-ai native run events (``PartStartEvent``/``PartDeltaEvent``/``
 
 Vercel SSE:
 - turnwire: ``stream_sse`` over a ``UIStreamEncoder`` (public sync API), and the server's async path
-  ``turnwire.server.streaming.vercel_sse`` with keepalive off and at its default 15 s, fed by a plain
+  ``turnwire.server.streaming.stream_body`` with keepalive off and at its default 15 s, fed by a plain
   async generator and, as the server feeds it, by a real ``run_turn`` (agent task, channel, guard)
 - Agenta: ``agent_stream_to_vercel_stream`` + ``vercel_sse_stream``, ``.encode()``; keepalive off, and
   with its production default (15 s: one task and ``wait_for`` per part)
@@ -16,7 +16,7 @@ Vercel SSE:
 - floor: one ``orjson.dumps`` + SSE framing per frame of turnwire's output chunks
 
 Agenta SSE:
-- turnwire: ``event_to_frame`` + ``sse_frame`` per event, and the server's ``agenta_sse`` (plain async
+- turnwire: ``event_to_frame`` + ``sse_frame`` per event, and the server's ``stream_body`` (plain async
   generator and real ``run_turn``, as above)
 - Agenta: its ``/invoke`` framing (``routing._sse_stream``: ``json.dumps`` per event), ``.encode()``
 - pydantic-ai: no Agenta output (not comparable)
@@ -44,7 +44,7 @@ from pydantic_ai import messages as pm  # noqa: E402
 from pydantic_ai.ui.vercel_ai import VercelAIEventStream  # noqa: E402
 
 from bench_vercel import build_turn  # noqa: E402
-from turnwire.formats.agenta import event_to_frame  # noqa: E402
+from turnwire.formats.agenta import AgentaFrames, event_to_frame  # noqa: E402
 from turnwire.formats.vercel import UIStreamEncoder, stream_sse  # noqa: E402
 from turnwire.framing import SSE_DONE, sse_frame  # noqa: E402
 from turnwire.model import (  # noqa: E402
@@ -59,7 +59,8 @@ from turnwire.model import (  # noqa: E402
     ToolResult,
 )
 from turnwire.runtime import TurnContext, TurnRun, run_turn  # noqa: E402
-from turnwire.server.streaming import agenta_sse, vercel_sse  # noqa: E402
+from turnwire.server.negotiation import Transport  # noqa: E402
+from turnwire.server.streaming import stream_body  # noqa: E402
 
 
 def pydantic_ai_events(events: list) -> list:
@@ -117,8 +118,37 @@ def pydantic_ai_vercel(native: list) -> bytes:
     return "".join(drain(stream.encode_stream(stream.transform_stream(aiter_of(native))))).encode()
 
 
+class PlainRun:
+    """The events as an ``EventRun`` with no agent task behind it: the server's encoding path alone."""
+
+    stop_reason = None
+
+    def __init__(self, events: list) -> None:
+        self._it = aiter_of(events)
+
+    def __aiter__(self) -> PlainRun:
+        return self
+
+    def __anext__(self):  # type: ignore[no-untyped-def]
+        return self._it.__anext__()
+
+    def pull(self, timeout: float | None):  # type: ignore[no-untyped-def]
+        return self._it.__anext__()
+
+    async def aclose(self) -> None:
+        await self._it.aclose()
+
+
+def vercel_sse(run, encoder, keepalive):  # type: ignore[no-untyped-def]
+    return stream_body(run, encoder, Transport.SSE, keepalive=keepalive, trailer=SSE_DONE)
+
+
+def agenta_sse(run, keepalive):  # type: ignore[no-untyped-def]
+    return stream_body(run, AgentaFrames(), Transport.SSE, keepalive=keepalive)
+
+
 def turnwire_server_vercel(events: list, keepalive: float | None = None) -> bytes:
-    return b"".join(drain(vercel_sse(aiter_of(events), UIStreamEncoder("msg-1", "s-1"), keepalive)))
+    return b"".join(drain(vercel_sse(PlainRun(events), UIStreamEncoder("msg-1", "s-1"), keepalive)))
 
 
 def run_of(events: list) -> TurnRun:
@@ -144,7 +174,7 @@ def turnwire_agenta(events: list) -> bytes:
 
 
 def turnwire_server_agenta(events: list, keepalive: float | None = None) -> bytes:
-    return b"".join(drain(agenta_sse(aiter_of(events), keepalive)))
+    return b"".join(drain(agenta_sse(PlainRun(events), keepalive)))
 
 
 def encode_turn(events: list) -> bytes:
