@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from turnwire.errors import UnknownFormatError, failure_message
-from turnwire.model import Event, InteractionRequest, Message, Turn
+from turnwire.model import Event, InteractionRequest, Message, Role, ToolCallBlock, Turn
 
 Frame = dict[str, Any]
 """One wire frame or chunk, JSON-ready."""
@@ -82,11 +82,34 @@ class WireFormat:
     """Whether the stream frames may travel as NDJSON lines (else NDJSON answers use the default
     format's frames, as the reference does)."""
     version: VersionOption | None = None
+    render_conversation: Callable[[Sequence[Message], Mapping[str, str]], list[dict[str, Any]]] | None = None
+    """A stored conversation (one canonical message per stored content, ids kept) and its open
+    approvals (tool call id → approval id) → the messages a client of this format holds after
+    those turns. ``None``: ``render_messages``."""
+    stored: bool = False
+    """The store's own form: a conversation read in this format is the stored records as they are."""
 
     @property
     def serves_turns(self) -> bool:
         """Whether the format can answer a turn (batch and stream), not only convert messages."""
         return self.render_turn is not None and self.stream_encoder is not None
+
+
+def join_answers(messages: Sequence[Message], roles: frozenset[str]) -> list[Message]:
+    """Consecutive messages whose roles are in ``roles`` become one assistant message: one answer,
+    however many turns and stored contents it took. A tool message holding only calls is the
+    assistant's (only results speak as the tool)."""
+    out: list[Message] = []
+    for msg in messages:
+        role = msg.role
+        if role == Role.TOOL and all(isinstance(b, ToolCallBlock) for b in msg.content):
+            role = Role.ASSISTANT
+        if role in roles and out and out[-1].role in roles:
+            out[-1].content.extend(msg.content)
+            out[-1].role = Role.ASSISTANT
+        else:
+            out.append(Message(role, list(msg.content), id=msg.id, metadata=msg.metadata))
+    return out
 
 
 def encode_stream(events: Iterable[Event], encoder: StreamEncoder) -> Iterator[Frame]:

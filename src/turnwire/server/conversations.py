@@ -1,4 +1,4 @@
-"""``GET /tasks/{id}/messages?format=agenta|vercel|agentex``: a stored conversation in any format.
+"""``GET /tasks/{id}/messages?format=<any format>``: a stored conversation in any wire format.
 
 The conversation is the task's log with rewinds applied (``conversation.effective``). The Vercel
 form is what a ``useChat`` page had before a reload: one assistant UIMessage per answer (however
@@ -18,19 +18,17 @@ from starlette.responses import Response
 from turnwire.conversations.planning import INTERRUPTED, marker_type
 from turnwire.conversations.stored import stored_conversation
 from turnwire.errors import InputError
-from turnwire.formats import agenta, vercel
+from turnwire.formats import get_format, names
 from turnwire.formats.agentex import content_to_message
 from turnwire.interactions import pending_approvals
-from turnwire.model import DataBlock, InteractionRequest, Message, Role, ToolCallBlock
+from turnwire.model import DataBlock, InteractionRequest, Message, Role
 from turnwire.server.agentex.deps import StoreDep
 from turnwire.server.agentex.errors import AgentexRoute, json_response
 from turnwire.store.base import Store
 from turnwire.store.errors import NotFoundError
 
-FORMATS: Final = ("agenta", "vercel", "agentex")
 INTERRUPTED_PART: Final = "turnwire-interrupted"
 """Name of the data block (Vercel part ``data-turnwire-interrupted``) an interruption marker becomes."""
-_ASSISTANT_SIDE: Final = frozenset((Role.ASSISTANT, Role.TOOL))
 
 router = APIRouter(prefix="/tasks", tags=["conversations"], route_class=AgentexRoute)
 
@@ -44,9 +42,12 @@ async def find_task(store: Store, key: str) -> dict[str, Any]:
 
 
 def _format(request: Request) -> str:
-    value = (request.query_params.get("format") or "agentex").strip().lower()
-    if value not in FORMATS:
-        raise InputError(f"format must be one of {', '.join(FORMATS)}", loc=("query", "format"))
+    known = names()
+    # No format named: the stored records themselves (the format whose adapter is the store's form).
+    stored = next(name for name in known if get_format(name).stored)
+    value = (request.query_params.get("format") or stored).strip().lower()
+    if value not in known:
+        raise InputError(f"format must be one of {', '.join(known)}", loc=("query", "format"))
     return value
 
 
@@ -64,24 +65,12 @@ def _message(record: dict[str, Any]) -> Message | InteractionRequest:
     return content_to_message(content, record["id"])
 
 
-def _join_answers(msgs: Sequence[Message], roles: frozenset[str]) -> list[Message]:
-    """Consecutive messages whose roles are in ``roles`` become one assistant message."""
-    out: list[Message] = []
-    for msg in msgs:
-        role = msg.role
-        if role == Role.TOOL and all(isinstance(b, ToolCallBlock) for b in msg.content):
-            role = Role.ASSISTANT  # a call is the assistant's; only results speak as the tool
-        if role in roles and out and out[-1].role in roles:
-            out[-1].content.extend(msg.content)
-            out[-1].role = Role.ASSISTANT
-        else:
-            out.append(Message(role, list(msg.content), id=msg.id, metadata=msg.metadata))
-    return out
-
-
 def render_conversation(records: Sequence[dict[str, Any]], fmt: str) -> list[dict[str, Any]]:
-    """Stored TaskMessages (rewinds applied) -> the conversation in ``fmt``."""
-    if fmt == "agentex":
+    """Stored TaskMessages (rewinds applied) -> the conversation in ``fmt``, as its adapter says a
+    client of that format holds it. A call already answered has left its request behind, so only
+    open approvals are passed on."""
+    adapter = get_format(fmt)
+    if adapter.stored:
         return list(records)
     msgs: list[Message] = []
     requests: list[InteractionRequest] = []
@@ -91,10 +80,9 @@ def render_conversation(records: Sequence[dict[str, Any]], fmt: str) -> list[dic
             msgs.append(item)
         else:
             requests.append(item)
-    if fmt == "agenta":
-        return agenta.render_messages(_join_answers(msgs, frozenset((Role.ASSISTANT,))))
-    # A call already answered has left input-available, so only open gates are marked.
-    return vercel.render_messages(_join_answers(msgs, _ASSISTANT_SIDE), approvals=pending_approvals(requests))
+    if adapter.render_conversation is None:
+        return adapter.render_messages(msgs)
+    return adapter.render_conversation(msgs, pending_approvals(requests))
 
 
 async def _answer(request: Request, store: Store, key: str) -> Response:

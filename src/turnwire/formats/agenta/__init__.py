@@ -7,7 +7,7 @@
 - ``stream``: the stream encoder (one frame per event).
 """
 
-from turnwire.formats import WireFormat
+from turnwire.formats import WireFormat, join_answers
 from turnwire.formats.agenta.batch import render_batch_messages, render_interaction, render_outputs
 from turnwire.formats.agenta.frames import (
     WIRE_KEYS,
@@ -27,6 +27,9 @@ FORMAT = WireFormat(
     description="Agenta messages {role, content} with content blocks",
     render_turn=lambda turn, pending, info: render_outputs(turn),
     stream_encoder=stream_encoder,
+    render_conversation=lambda messages, approvals: render_messages(
+        join_answers(messages, frozenset(("assistant",)))
+    ),
 )
 
 __all__ = [

@@ -18,6 +18,7 @@ FORMAT = WireFormat(
     parse_messages,
     render_messages,
     description="Agentex TaskMessageContent (text, reasoning, data, tool_request, tool_response)",
+    stored=True,
 )
 
 __all__ = [

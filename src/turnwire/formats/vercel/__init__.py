@@ -9,10 +9,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from turnwire.formats import TurnInfo, VersionOption, WireFormat
+from turnwire.formats import TurnInfo, VersionOption, WireFormat, join_answers
 from turnwire.formats.vercel.error_chunks import NO_OUTPUT_TEXT
 from turnwire.formats.vercel.finish_reason import FINISH_REASONS, finish_reason
 from turnwire.formats.vercel.headers import BATCH_HEADERS, STREAM_HEADERS
@@ -22,7 +22,7 @@ from turnwire.formats.vercel.sse import encode_sse, stream_sse
 from turnwire.formats.vercel.stream import UIStreamEncoder
 from turnwire.formats.vercel.versions import ClientVersion
 from turnwire.framing import SSE_DONE
-from turnwire.model import InteractionRequest, ToolCallBlock, Turn
+from turnwire.model import InteractionRequest, Message, ToolCallBlock, Turn
 
 
 def stream_encoder(info: TurnInfo) -> UIStreamEncoder:
@@ -36,6 +36,13 @@ def stream_encoder(info: TurnInfo) -> UIStreamEncoder:
         known_tool_call_ids=known,
         trace_id=info.trace_id,
     )
+
+
+def render_conversation(messages: Sequence[Message], approvals: Mapping[str, str]) -> list[dict[str, Any]]:
+    """What a ``useChat`` page holds after those turns: one assistant UIMessage per answer (however
+    many turns an approval split it into), calls still waiting in ``approval-requested``."""
+    answers = join_answers(messages, frozenset(("assistant", "tool")))
+    return render_messages(answers, approvals=dict(approvals))
 
 
 def render_turn(turn: Turn, pending: Sequence[InteractionRequest], info: TurnInfo) -> dict[str, Any]:
@@ -62,6 +69,7 @@ FORMAT = WireFormat(
     sse_trailer=SSE_DONE,
     ndjson=False,
     version=VersionOption("x-ai-sdk-version", ClientVersion.parse, "vercel_client_version"),
+    render_conversation=render_conversation,
 )
 
 __all__ = [
