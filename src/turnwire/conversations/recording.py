@@ -32,6 +32,7 @@ import orjson
 from turnwire.conversations.pubsub import PubSub
 from turnwire.formats.agentex import TaskUpdateEncoder
 from turnwire.model import Event
+from turnwire.runtime.runner import EventRun
 from turnwire.store.base import NewRow, RowChange, Store
 from turnwire.store.clock import MS, new_id, now_us, to_iso
 
@@ -136,7 +137,7 @@ class TurnRecorder:
         A ``TurnRun`` comes back as a ``RecordedRun`` that keeps its ``pull``, so a recorded stream
         still sends what is buffered in one write and pays nothing per event for keepalive.
         """
-        if hasattr(events, "pull"):
+        if isinstance(events, EventRun):
             return RecordedRun(self, events)
         return self._record_events(events)
 
