@@ -1,0 +1,40 @@
+"""The AG-UI format (Agent-User Interaction protocol): messages in and out, and the event stream.
+
+- ``parse_messages``: AG-UI messages → canonical (``inbound``)
+- ``render_messages``: canonical → AG-UI messages (``outbound``)
+- ``parse_run_input`` / ``RunInput``: a ``RunAgentInput`` body, ``resume[]`` answers included (``run_input``)
+- ``interrupt_of`` / ``parse_resume``: interaction requests ⇄ interrupts and their answers (``interrupts``)
+- ``AgUiStreamEncoder``: canonical events → AG-UI events (``stream``); SSE framing is the server's
+- ``STREAM_HEADERS`` / ``BATCH_HEADERS`` (``headers``)
+"""
+
+from __future__ import annotations
+
+from turnwire.formats import WireFormat
+from turnwire.formats.agui.headers import BATCH_HEADERS, STREAM_HEADERS
+from turnwire.formats.agui.inbound import parse_messages
+from turnwire.formats.agui.interrupts import interrupt_of, parse_resume, split_interrupt_id
+from turnwire.formats.agui.outbound import render_messages
+from turnwire.formats.agui.run_input import RunInput, parse_run_input
+from turnwire.formats.agui.stream import AgUiStreamEncoder
+
+FORMAT = WireFormat(
+    "agui",
+    parse_messages,
+    render_messages,
+    description="AG-UI (Agent-User Interaction protocol) messages and events",
+)
+
+__all__ = [
+    "BATCH_HEADERS",
+    "FORMAT",
+    "STREAM_HEADERS",
+    "AgUiStreamEncoder",
+    "RunInput",
+    "interrupt_of",
+    "parse_messages",
+    "parse_resume",
+    "parse_run_input",
+    "render_messages",
+    "split_interrupt_id",
+]

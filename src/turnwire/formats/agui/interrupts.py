@@ -1,0 +1,197 @@
+"""Interaction requests ⇄ AG-UI interrupts (``RUN_FINISHED.outcome.interrupts`` / ``resume[]``).
+
+A paused turn ends its run with ``outcome: {type: "interrupt", interrupts: [...]}``; the next run
+answers every open interrupt in ``RunAgentInput.resume``. The server keeps nothing about what it
+asked: an interrupt id carries everything needed to read its answer back, so a resume works the
+same on a warm session, after a restart or on another worker.
+
+Interrupt id: ``<kind>/<tool call id>/<request id>``, each part percent-encoded (so ``/`` only
+separates). For an approval the request id is the signed approval token the server issued.
+
+============================  ==================================================================
+request kind                  interrupt                         → resume entry becomes
+============================  ==================================================================
+``user_approval`` with call   ``reason: "tool_call"``,          a ``tool`` message: ``ToolResultBlock``
+                              ``toolCallId``, schema            with ``{"approved", "interactionToken",
+                              ``{approved: boolean, reason?}``  "reason"?}`` (``cancelled`` = denied)
+``user_input``                ``reason: "input_required"``,     a ``user`` message with the answer's
+                              ``message`` = the prompt          text (``payload`` string, or
+                                                                ``payload.text``; else JSON)
+other kinds                   ``reason: "turnwire:<kind>"``     a ``user`` message holding a
+                                                                ``DataBlock("interaction_response")``
+============================  ==================================================================
+
+``client_tool`` requests are not interrupts: the call goes out as ``TOOL_CALL_*`` and the run
+finishes with ``pendingToolCallIds``; the client answers with a ``tool`` message, as AG-UI does
+for every frontend tool.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+from urllib.parse import quote, unquote
+
+import orjson
+
+from turnwire.errors import InputError
+from turnwire.interactions import tool_call_id_of, tool_input_of, tool_name_of
+from turnwire.model import DataBlock, InteractionKind, InteractionRequest, Message, TextBlock, ToolResultBlock
+
+TOOL_CALL: Final = "tool_call"
+INPUT_REQUIRED: Final = "input_required"
+CUSTOM_PREFIX: Final = "turnwire:"
+RESOLVED: Final = "resolved"
+CANCELLED: Final = "cancelled"
+RESPONSE_DATA: Final = "interaction_response"
+
+APPROVAL_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {"approved": {"type": "boolean"}, "reason": {"type": "string"}},
+    "required": ["approved"],
+}
+INPUT_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {"text": {"type": "string"}},
+    "required": ["text"],
+}
+
+Loc = tuple[str | int, ...]
+
+
+def interrupt_id(request: InteractionRequest, call_id: str | None = None) -> str:
+    """The interrupt id of ``request``: kind, tool call id and request id, percent-encoded."""
+    return "/".join(quote(part, safe="") for part in (request.kind, call_id or "", request.id))
+
+
+def split_interrupt_id(value: str) -> tuple[str, str | None, str] | None:
+    """``(kind, tool call id or None, request id)`` of an id made by ``interrupt_id``, else ``None``."""
+    parts = value.split("/")
+    if len(parts) != 3 or not parts[0] or not parts[2]:
+        return None
+    kind, call_id, request_id = (unquote(p) for p in parts)
+    return kind, call_id or None, request_id
+
+
+def interrupt_of(request: InteractionRequest) -> dict[str, Any] | None:
+    """The AG-UI interrupt for ``request``; ``None`` for a client tool (not an interrupt)."""
+    kind = request.kind
+    payload = request.payload if isinstance(request.payload, dict) else {}
+    metadata = {"turnwire": {"kind": kind, "requestId": request.id, "payload": request.payload}}
+    if kind == InteractionKind.CLIENT_TOOL:
+        return None
+    call_id = tool_call_id_of(request) if kind == InteractionKind.USER_APPROVAL else None
+    if call_id is not None:
+        name = tool_name_of(request)
+        return {
+            "id": interrupt_id(request, call_id),
+            "reason": TOOL_CALL,
+            "message": _approval_message(name, tool_input_of(request)),
+            "toolCallId": call_id,
+            "responseSchema": APPROVAL_SCHEMA,
+            "metadata": metadata,
+        }
+    interrupt: dict[str, Any] = {"id": interrupt_id(request)}
+    if kind == InteractionKind.USER_INPUT:
+        interrupt["reason"] = INPUT_REQUIRED
+        interrupt["responseSchema"] = INPUT_SCHEMA
+    else:
+        interrupt["reason"] = CUSTOM_PREFIX + (kind or "interaction")
+    prompt = payload.get("prompt") or payload.get("message")
+    if isinstance(prompt, str) and prompt:
+        interrupt["message"] = prompt
+    interrupt["metadata"] = metadata
+    return interrupt
+
+
+def _approval_message(name: str | None, arguments: Any) -> str:
+    if arguments is None:
+        return f"Approve {name}?"
+    return f"Approve {name} {orjson.dumps(arguments, default=str).decode()}?"
+
+
+# --------------------------------------------------------------------------- resume[] → messages
+
+
+def parse_resume(raw: Any, loc: Loc = ("resume",)) -> list[Message]:
+    """``RunAgentInput.resume`` → the canonical messages that answer the interrupts, in order.
+
+    Raises ``InputError`` for a resume that is not a list of objects, an entry without a string
+    ``interruptId`` or with a ``status`` other than ``resolved``/``cancelled``, an id this server
+    did not make, an approval without a boolean ``approved``, and an approval with ``editedArgs``
+    (an approval is signed for the arguments it showed; edited arguments need a new request).
+    """
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise InputError("resume must be a list", loc=loc)
+    approvals: list[Any] = []
+    out: list[Message] = []
+    for i, entry in enumerate(raw):
+        item = _answer(entry, (*loc, i))
+        if isinstance(item, ToolResultBlock):
+            approvals.append(item)
+        else:
+            out.append(item)
+    # Every decision in one tool message, before the answers to other questions.
+    return ([Message("tool", approvals)] if approvals else []) + out
+
+
+def _answer(entry: Any, loc: Loc) -> ToolResultBlock | Message:
+    if not isinstance(entry, dict):
+        raise InputError("a resume entry must be an object", loc=loc)
+    raw_id = entry.get("interruptId", entry.get("interrupt_id"))
+    if not isinstance(raw_id, str) or not raw_id:
+        raise InputError("interruptId must be a non-empty string", loc=(*loc, "interruptId"))
+    status = entry.get("status")
+    if status not in (RESOLVED, CANCELLED):
+        raise InputError("status must be 'resolved' or 'cancelled'", loc=(*loc, "status"), type="enum")
+    parts = split_interrupt_id(raw_id)
+    if parts is None:
+        raise InputError(
+            "interruptId does not name an interrupt of this server",
+            loc=(*loc, "interruptId"),
+            type="unknown_interrupt",
+        )
+    kind, call_id, request_id = parts
+    payload = entry.get("payload")
+    if kind == InteractionKind.USER_APPROVAL and call_id is not None:
+        return _decision(call_id, request_id, status, payload, loc)
+    if kind == InteractionKind.USER_INPUT:
+        text = "" if status == CANCELLED else _text_of(payload)
+        return Message("user", [TextBlock(text)], metadata={"interruptId": raw_id, "status": status})
+    data = {"id": request_id, "kind": kind, "status": status, "payload": payload}
+    return Message("user", [DataBlock(data, RESPONSE_DATA)], metadata={"interruptId": raw_id})
+
+
+def _decision(call_id: str, token: str, status: str, payload: Any, loc: Loc) -> ToolResultBlock:
+    output: dict[str, Any] = {"approved": False, "interactionToken": token}
+    if status == RESOLVED:
+        if not isinstance(payload, dict) or not isinstance(payload.get("approved"), bool):
+            raise InputError(
+                'an approval\'s payload must be {"approved": true|false}', loc=(*loc, "payload", "approved")
+            )
+        if payload.get("editedArgs") is not None:
+            raise InputError(
+                "editedArgs is not supported: an approval covers the arguments it showed",
+                loc=(*loc, "payload", "editedArgs"),
+                type="unsupported",
+            )
+        output["approved"] = payload["approved"]
+        reason = payload.get("reason")
+        if isinstance(reason, str) and reason:
+            output["reason"] = reason
+    else:
+        output["reason"] = "cancelled"
+    return ToolResultBlock(call_id, output=output)
+
+
+def _text_of(payload: Any) -> str:
+    if isinstance(payload, str):
+        return payload
+    if isinstance(payload, dict):
+        for key in ("text", "answer", "value"):
+            if isinstance(payload.get(key), str):
+                return payload[key]
+    if payload is None:
+        return ""
+    return orjson.dumps(payload, default=str).decode()

@@ -1,0 +1,194 @@
+"""Canonical messages → AG-UI messages (what ``MESSAGES_SNAPSHOT`` and a history read carry).
+
+An AG-UI assistant message holds one text and its tool calls; reasoning, tool results and data
+are messages of their own. So one canonical message may become several AG-UI messages, in the
+order of its blocks:
+
+======================  ==============================================================================
+canonical block         AG-UI message
+======================  ==============================================================================
+text (user)             ``content``: a string when the message is all text, else a list of parts
+image / file            ``image`` / ``document`` part with a data, url or file (attachment id) source
+text (assistant)        the open assistant message's ``content`` (a text after a tool call opens a new
+                        assistant message, so the order survives)
+tool call               ``toolCalls`` of the open assistant message (one is opened if needed);
+                        arguments as JSON text
+tool result             a ``tool`` message; text as is, anything else as JSON text; errors also set
+                        ``error``
+reasoning               a ``reasoning`` message
+data                    an ``activity`` message (``activityType`` = the block's name, else ``data``)
+======================  ==============================================================================
+
+Every message gets an id: ``Message.id``, else ``msg-<n>``; messages split from one canonical
+message take ``<id>-<k>``. Files in assistant messages and unknown blocks are dropped (AG-UI
+assistant content is text only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+import orjson
+
+from turnwire.model import (
+    UNSET,
+    AttachmentBlock,
+    DataBlock,
+    ImageBlock,
+    Message,
+    ReasoningBlock,
+    ResourceBlock,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    UnknownBlock,
+)
+
+TEXT_ROLES: Final = frozenset({"system", "developer"})
+ASSISTANT_SIDE: Final = frozenset({"assistant", "tool", "function"})
+DEFAULT_ACTIVITY: Final = "data"
+
+
+def encode_arguments(value: Any) -> str:
+    """A call's input as ``function.arguments`` text: ``None`` → ``"{}"``, a string as it is
+    (arguments that were never JSON), anything else as JSON."""
+    if value is None:
+        return "{}"
+    if isinstance(value, str):
+        return value
+    return orjson.dumps(value, default=str).decode()
+
+
+def encode_output(value: Any) -> str:
+    """A tool output as message text: strings as they are, nothing as ``""``, else JSON."""
+    if value is UNSET or value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return orjson.dumps(value, default=str).decode()
+
+
+def render_messages(msgs: Sequence[Message]) -> list[dict[str, Any]]:
+    """Canonical messages → AG-UI messages (JSON-ready dicts that ``ag_ui.core.Message`` accepts)."""
+    out: list[dict[str, Any]] = []
+    used: set[str] = set()
+    for n, msg in enumerate(msgs, 1):
+        base = msg.id or f"msg-{n}"
+        if msg.role in ASSISTANT_SIDE:
+            _assistant_side(msg, base, out, used)
+        else:
+            out.append(_plain(msg, _unique(base, used)))
+    return out
+
+
+def _unique(base: str, used: set[str]) -> str:
+    candidate, k = base, 1
+    while candidate in used:
+        k += 1
+        candidate = f"{base}-{k}"
+    used.add(candidate)
+    return candidate
+
+
+def _with_metadata(message: dict[str, Any], msg: Message) -> dict[str, Any]:
+    if msg.metadata:
+        message["metadata"] = dict(msg.metadata)
+    return message
+
+
+def _plain(msg: Message, msg_id: str) -> dict[str, Any]:
+    """A user, system or developer message (and any other role, kept as the role it has)."""
+    role = msg.role
+    texts = [b for b in msg.content if isinstance(b, TextBlock)]
+    if role in TEXT_ROLES or len(texts) == len(msg.content):
+        content: Any = "".join(b.text for b in texts)
+    else:
+        content = [p for p in (_part(b) for b in msg.content) if p is not None]
+    return _with_metadata({"id": msg_id, "role": role, "content": content}, msg)
+
+
+def _part(block: Any) -> dict[str, Any] | None:
+    if isinstance(block, TextBlock):
+        return {"type": "text", "text": block.text}
+    if isinstance(block, ImageBlock | ResourceBlock | AttachmentBlock):
+        return _media(block)
+    if isinstance(block, UnknownBlock):
+        return block.raw if block.raw_type in ("image", "audio", "video", "document") else None
+    return None
+
+
+def _media(block: ImageBlock | ResourceBlock | AttachmentBlock) -> dict[str, Any] | None:
+    kind = "image" if isinstance(block, ImageBlock) else "document"
+    if isinstance(block, AttachmentBlock):
+        source: dict[str, Any] = {"type": "file", "value": block.attachment_id}
+        if block.mime_type and block.mime_type.startswith("image/"):
+            kind = "image"
+    elif block.data:
+        source = {
+            "type": "data",
+            "value": block.data,
+            "mimeType": block.mime_type or "application/octet-stream",
+        }
+    elif block.uri:
+        source = {"type": "url", "value": block.uri}
+    else:
+        return None
+    if block.mime_type and source["type"] != "data":
+        source["mimeType"] = block.mime_type
+    part: dict[str, Any] = {"type": kind, "source": source}
+    if block.filename:
+        part["metadata"] = {"filename": block.filename}
+    return part
+
+
+def _assistant_side(msg: Message, base: str, out: list[dict[str, Any]], used: set[str]) -> None:
+    """Assistant and tool messages: text and calls share an assistant message; the rest stand alone."""
+    # A message made only of calls (fold puts each call in a "tool" message) joins the assistant
+    # message just before it, as the model said the text and made the calls in one answer.
+    current: dict[str, Any] | None = None
+    if out and out[-1]["role"] == "assistant" and all(isinstance(b, ToolCallBlock) for b in msg.content):
+        current = out[-1]
+
+    def open_assistant() -> dict[str, Any]:
+        message = _with_metadata({"id": _unique(base, used), "role": "assistant"}, msg)
+        out.append(message)
+        return message
+
+    for block in msg.content:
+        if isinstance(block, TextBlock):
+            if current is None or "toolCalls" in current or out[-1] is not current:
+                current = open_assistant()
+            current["content"] = current.get("content", "") + block.text
+        elif isinstance(block, ToolCallBlock):
+            if current is None or out[-1] is not current:
+                current = open_assistant()
+            call_id = block.id or f"{current['id']}-call-{len(current.get('toolCalls', ())) + 1}"
+            function = {"name": block.name or "unknown_tool", "arguments": encode_arguments(block.input)}
+            current.setdefault("toolCalls", []).append(
+                {"id": call_id, "type": "function", "function": function}
+            )
+        elif isinstance(block, ToolResultBlock):
+            out.append(_tool_message(block, _unique(base, used)))
+        elif isinstance(block, ReasoningBlock):
+            text = block.text or "\n".join(block.summary or ())
+            out.append({"id": _unique(base, used), "role": "reasoning", "content": text})
+        elif isinstance(block, DataBlock):
+            content = block.data if isinstance(block.data, dict) else {"value": block.data}
+            activity = block.name or DEFAULT_ACTIVITY
+            out.append(
+                {"id": _unique(base, used), "role": "activity", "activityType": activity, "content": content}
+            )
+
+
+def _tool_message(block: ToolResultBlock, msg_id: str) -> dict[str, Any]:
+    text = encode_output(block.output)
+    message: dict[str, Any] = {
+        "id": msg_id,
+        "role": "tool",
+        "toolCallId": block.id or "unknown",
+        "content": text,
+    }
+    if block.is_error:
+        message["error"] = text or "error"
+    return message

@@ -1,0 +1,419 @@
+"""Canonical events → AG-UI events (JSON-ready dicts, camelCase, no ``null`` fields).
+
+=========================  ============================================================================
+canonical event            AG-UI events
+=========================  ============================================================================
+(start)                    ``RUN_STARTED``
+message start/delta/end    ``TEXT_MESSAGE_START`` (role assistant) / ``_CONTENT`` / ``_END``
+message (whole)            the three of them
+thought start/delta/end    ``REASONING_START`` + ``REASONING_MESSAGE_START`` / ``_CONTENT`` /
+                           ``REASONING_MESSAGE_END`` + ``REASONING_END``
+tool call                  ``TOOL_CALL_START`` (``parentMessageId`` = the step's last text message),
+                           ``TOOL_CALL_ARGS`` (the arguments as JSON text), ``TOOL_CALL_END``
+tool result                ``TOOL_CALL_RESULT`` (text; anything else as JSON)
+interaction request        approval / user input / other: an interrupt on ``RUN_FINISHED``;
+                           client tool: the call as ``TOOL_CALL_*``, listed in ``pendingToolCallIds``
+data / file                ``CUSTOM`` (``name`` = the data's name / ``file``)
+usage                      ``RUN_FINISHED.usage``
+error                      ``RUN_ERROR`` at the end (instead of ``RUN_FINISHED``)
+(finish)                   ``RUN_FINISHED`` with ``outcome`` success / interrupt / cancelled
+=========================  ============================================================================
+
+Steps: model output (text, reasoning, calls) after tool results opens a new step, as an agent loop
+calls the model again after running tools; ``STEP_STARTED``/``STEP_FINISHED`` bracket each step.
+
+The order rules the AG-UI client verifies hold for every input sequence: ``RUN_STARTED`` first;
+nothing after ``RUN_FINISHED``/``RUN_ERROR``; content only for an open message; every message, tool
+call, reasoning span and step closed before the run ends. Text and reasoning message ids are
+prefixed with the run id: an AG-UI client appends a ``TEXT_MESSAGE_START`` to a message it already
+holds with that id, and agents derive ids per turn, not per run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Final
+
+from turnwire.formats.agui.interrupts import interrupt_of
+from turnwire.formats.agui.outbound import encode_arguments, encode_output
+from turnwire.interactions import tool_call_id_of, tool_input_of, tool_name_of
+from turnwire.model import (
+    UNSET,
+    DataEvent,
+    Done,
+    ErrorEvent,
+    Event,
+    FileEvent,
+    InteractionKind,
+    InteractionRequest,
+    InteractionResponse,
+    MessageDelta,
+    MessageEnd,
+    MessageEvent,
+    MessageStart,
+    Thought,
+    ThoughtDelta,
+    ThoughtEnd,
+    ThoughtStart,
+    ToolCall,
+    ToolResult,
+    Usage,
+)
+
+AgUiEvent = dict[str, Any]
+
+UNKNOWN_TOOL: Final = "unknown_tool"
+DENIED_TEXT: Final = "Tool call execution denied."
+RUN_FAILED_TEXT: Final = "The agent run failed."
+
+
+class AgUiStreamEncoder:
+    """Encodes one run: ``start()``, ``encode(event)`` per event, then ``finish()`` exactly once.
+
+    ``known_tool_call_ids``: calls the client already holds (the history), whose results this run
+    may report without announcing them again (a resumed approval). ``encode`` and ``finish`` start
+    the run themselves if needed; after ``finish`` everything returns ``[]``.
+    """
+
+    def __init__(
+        self,
+        thread_id: str,
+        run_id: str,
+        *,
+        parent_run_id: str | None = None,
+        known_tool_call_ids: Iterable[str] = (),
+        trace_id: str | None = None,
+    ) -> None:
+        self.thread_id = thread_id
+        self.run_id = run_id
+        self.parent_run_id = parent_run_id
+        self.known_tool_call_ids = set(known_tool_call_ids)
+        self.trace_id = trace_id
+        self.stop_reason: str | None = None
+        self.usage: dict[str, int] | None = None
+        self.interrupts: list[dict[str, Any]] = []
+        self.pending_tool_call_ids: list[str] = []
+        self.tool_names: dict[str, str] = {}
+        self._error: tuple[str, str | None] | None = None
+        self._open_text: dict[str, None] = {}
+        self._open_reasoning: dict[str, None] = {}
+        self._n_text = 0
+        self._n_reasoning = 0
+        self._step = 0
+        self._step_open = False
+        self._after_tools = False
+        self._parent_message: str | None = None
+        self._started = False
+        self._finished = False
+
+    @property
+    def finished(self) -> bool:
+        return self._finished
+
+    def start(self) -> list[AgUiEvent]:
+        if self._started:
+            return []
+        self._started = True
+        event: AgUiEvent = {"type": "RUN_STARTED", "threadId": self.thread_id, "runId": self.run_id}
+        if self.parent_run_id:
+            event["parentRunId"] = self.parent_run_id
+        return [event]
+
+    def encode(self, event: Event) -> list[AgUiEvent]:
+        if self._finished:
+            return []
+        handler = _HANDLERS.get(type(event))
+        if handler is None:
+            return []
+        out = self.start()
+        out += handler(self, event)
+        return out
+
+    def finish(self, stop_reason: str | None = None, *, error: str | None = None) -> list[AgUiEvent]:
+        """Close the run. ``stop_reason`` beats the agent's ``done``; ``error`` reports a failure."""
+        if self._finished:
+            return []
+        out = self.start()
+        out += self._close_parts()
+        out += self._close_step()
+        self._finished = True
+        reason = stop_reason if stop_reason is not None else self.stop_reason
+        key = (reason or "").strip().lower()
+        if error is not None or self._error is not None or key == "error":
+            message, code = (
+                (error, "agent_run_failed") if error is not None else self._error or (RUN_FAILED_TEXT, None)
+            )
+            failed: AgUiEvent = {"type": "RUN_ERROR", "message": message or RUN_FAILED_TEXT}
+            if code:
+                failed["code"] = code
+            out.append(failed)
+            return out
+        finished: AgUiEvent = {"type": "RUN_FINISHED", "threadId": self.thread_id, "runId": self.run_id}
+        if key == "cancelled":
+            finished["outcome"] = {"type": "cancelled"}
+        elif key == "paused" and self.interrupts:
+            finished["outcome"] = {"type": "interrupt", "interrupts": self.interrupts}
+        elif self.pending_tool_call_ids:
+            finished["outcome"] = {"type": "success", "pendingToolCallIds": self.pending_tool_call_ids}
+        else:
+            finished["outcome"] = {"type": "success"}
+        if self.usage:
+            finished["usage"] = [self.usage]
+        meta = {k: v for k, v in (("stopReason", reason), ("traceId", self.trace_id)) if v}
+        if meta:
+            finished["metadata"] = {"turnwire": meta}
+        out.append(finished)
+        return out
+
+    # ----------------------------------------------------------------- steps and messages
+
+    def _output(self) -> list[AgUiEvent]:
+        """Before model output: open the first step, or a new one after tool results."""
+        if self._step_open and not self._after_tools:
+            return []
+        out = self._close_parts() + self._close_step() if self._step_open else []
+        self._step += 1
+        self._step_open = True
+        self._after_tools = False
+        self._parent_message = None
+        out.append({"type": "STEP_STARTED", "stepName": f"step-{self._step}"})
+        return out
+
+    def _in_step(self) -> list[AgUiEvent]:
+        """Before a result or a custom event: inside a step, without starting a new one."""
+        if self._step_open:
+            return []
+        self._step += 1
+        self._step_open = True
+        return [{"type": "STEP_STARTED", "stepName": f"step-{self._step}"}]
+
+    def _close_step(self) -> list[AgUiEvent]:
+        if not self._step_open:
+            return []
+        self._step_open = False
+        return [{"type": "STEP_FINISHED", "stepName": f"step-{self._step}"}]
+
+    def _close_parts(self) -> list[AgUiEvent]:
+        out: list[AgUiEvent] = [{"type": "TEXT_MESSAGE_END", "messageId": i} for i in self._open_text]
+        for i in self._open_reasoning:
+            out += (
+                {"type": "REASONING_MESSAGE_END", "messageId": i},
+                {"type": "REASONING_END", "messageId": i},
+            )
+        self._open_text.clear()
+        self._open_reasoning.clear()
+        return out
+
+    def _text_id(self, event_id: str) -> str:
+        return f"{self.run_id}-{event_id}"
+
+    def _open_text_message(self, message_id: str) -> list[AgUiEvent]:
+        out = self._output()
+        if message_id not in self._open_text:
+            self._open_text[message_id] = None
+            out.append({"type": "TEXT_MESSAGE_START", "messageId": message_id, "role": "assistant"})
+        self._parent_message = message_id
+        return out
+
+    def _open_reasoning_message(self, message_id: str) -> list[AgUiEvent]:
+        out = self._output()
+        if message_id not in self._open_reasoning:
+            self._open_reasoning[message_id] = None
+            out += (
+                {"type": "REASONING_START", "messageId": message_id},
+                {"type": "REASONING_MESSAGE_START", "messageId": message_id, "role": "reasoning"},
+            )
+        return out
+
+    def _message(self, event: MessageEvent) -> list[AgUiEvent]:
+        self._n_text += 1
+        message_id = f"{self.run_id}-text-{self._n_text}"
+        out = self._open_text_message(message_id)
+        if event.text:
+            out.append({"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": event.text})
+        del self._open_text[message_id]
+        out.append({"type": "TEXT_MESSAGE_END", "messageId": message_id})
+        return out
+
+    def _message_start(self, event: MessageStart) -> list[AgUiEvent]:
+        return self._open_text_message(self._text_id(event.id))
+
+    def _message_delta(self, event: MessageDelta) -> list[AgUiEvent]:
+        message_id = self._text_id(event.id)
+        # A delta continues its open message even after tool results; only a new message opens a step.
+        out = [] if message_id in self._open_text else self._open_text_message(message_id)
+        if event.delta:  # an empty delta says nothing; older clients reject it
+            out.append({"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": event.delta})
+        return out
+
+    def _message_end(self, event: MessageEnd) -> list[AgUiEvent]:
+        message_id = self._text_id(event.id)
+        if message_id not in self._open_text:
+            return []
+        del self._open_text[message_id]
+        return [{"type": "TEXT_MESSAGE_END", "messageId": message_id}]
+
+    def _thought(self, event: Thought) -> list[AgUiEvent]:
+        self._n_reasoning += 1
+        message_id = f"{self.run_id}-reasoning-{self._n_reasoning}"
+        out = self._open_reasoning_message(message_id)
+        if event.text:
+            out.append({"type": "REASONING_MESSAGE_CONTENT", "messageId": message_id, "delta": event.text})
+        del self._open_reasoning[message_id]
+        out += (
+            {"type": "REASONING_MESSAGE_END", "messageId": message_id},
+            {"type": "REASONING_END", "messageId": message_id},
+        )
+        return out
+
+    def _thought_start(self, event: ThoughtStart) -> list[AgUiEvent]:
+        return self._open_reasoning_message(self._text_id(event.id))
+
+    def _thought_delta(self, event: ThoughtDelta) -> list[AgUiEvent]:
+        message_id = self._text_id(event.id)
+        out = [] if message_id in self._open_reasoning else self._open_reasoning_message(message_id)
+        if event.delta:
+            out.append({"type": "REASONING_MESSAGE_CONTENT", "messageId": message_id, "delta": event.delta})
+        return out
+
+    def _thought_end(self, event: ThoughtEnd) -> list[AgUiEvent]:
+        message_id = self._text_id(event.id)
+        if message_id not in self._open_reasoning:
+            return []
+        del self._open_reasoning[message_id]
+        return [
+            {"type": "REASONING_MESSAGE_END", "messageId": message_id},
+            {"type": "REASONING_END", "messageId": message_id},
+        ]
+
+    # ----------------------------------------------------------------- tools
+
+    def has_call(self, call_id: str | None) -> bool:
+        return call_id is not None and (call_id in self.tool_names or call_id in self.known_tool_call_ids)
+
+    def announce_call(self, call_id: str, name: str | None, arguments: Any) -> list[AgUiEvent]:
+        """``TOOL_CALL_START``/``_ARGS``/``_END`` for a call not yet sent in this run (else nothing:
+        a call that ended cannot take new arguments)."""
+        if call_id in self.tool_names:
+            return []
+        out = self._output()
+        self.tool_names[call_id] = name or UNKNOWN_TOOL
+        start: AgUiEvent = {
+            "type": "TOOL_CALL_START",
+            "toolCallId": call_id,
+            "toolCallName": name or UNKNOWN_TOOL,
+        }
+        if self._parent_message:
+            start["parentMessageId"] = self._parent_message
+        out += (
+            start,
+            {"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": encode_arguments(arguments)},
+            {"type": "TOOL_CALL_END", "toolCallId": call_id},
+        )
+        return out
+
+    def _tool_call(self, event: ToolCall) -> list[AgUiEvent]:
+        if not event.id:
+            return []
+        return self.announce_call(event.id, event.name, event.arguments)
+
+    def _tool_result(self, event: ToolResult) -> list[AgUiEvent]:
+        call_id = event.id
+        if call_id is None or not self.has_call(call_id):
+            return []  # the client holds no call to attach it to
+        if event.denied:
+            text = encode_output(event.output) or DENIED_TEXT
+        else:
+            output = event.output if event.output is not UNSET else event.data
+            text = encode_output(output)
+        out = self._in_step()
+        out.append(
+            {
+                "type": "TOOL_CALL_RESULT",
+                "messageId": f"{self.run_id}-result-{call_id}",
+                "toolCallId": call_id,
+                "content": text,
+                "role": "tool",
+            }
+        )
+        self._after_tools = True
+        return out
+
+    # ----------------------------------------------------------------- everything else
+
+    def _interaction(self, event: InteractionRequest) -> list[AgUiEvent]:
+        out: list[AgUiEvent] = []
+        if event.kind in (InteractionKind.USER_APPROVAL, InteractionKind.CLIENT_TOOL):
+            call_id = tool_call_id_of(event)
+            if call_id is not None and call_id not in self.known_tool_call_ids:
+                out += self.announce_call(call_id, tool_name_of(event), tool_input_of(event))
+            if event.kind == InteractionKind.CLIENT_TOOL:
+                if call_id is not None and call_id not in self.pending_tool_call_ids:
+                    self.pending_tool_call_ids.append(call_id)
+                return out
+        interrupt = interrupt_of(event)
+        if interrupt is not None:
+            self.interrupts = [i for i in self.interrupts if i["id"] != interrupt["id"]]
+            self.interrupts.append(interrupt)
+        return out
+
+    def _data(self, event: DataEvent) -> list[AgUiEvent]:
+        out = self._in_step()
+        out.append({"type": "CUSTOM", "name": event.name or "data", "value": event.data})
+        return out
+
+    def _file(self, event: FileEvent) -> list[AgUiEvent]:
+        out = self._in_step()
+        out.append(
+            {"type": "CUSTOM", "name": "file", "value": {"url": event.url, "mediaType": event.media_type}}
+        )
+        return out
+
+    def _usage(self, event: Usage) -> list[AgUiEvent]:
+        usage = {
+            key: value
+            for key, value in (
+                ("inputTokens", event.input),
+                ("outputTokens", event.output),
+                ("totalTokens", event.total),
+            )
+            if isinstance(value, int) and value >= 0
+        }
+        self.usage = usage or None
+        return []
+
+    def _error_event(self, event: ErrorEvent) -> list[AgUiEvent]:
+        if self._error is None:
+            self._error = (event.message, event.code)
+        return []
+
+    def _done(self, event: Done) -> list[AgUiEvent]:
+        if event.stop_reason is not None:
+            self.stop_reason = event.stop_reason
+        if event.trace_id:
+            self.trace_id = event.trace_id
+        return []
+
+    def _ignore(self, event: Event) -> list[AgUiEvent]:
+        return []
+
+
+_HANDLERS: Final[dict[type, Any]] = {
+    MessageEvent: AgUiStreamEncoder._message,
+    MessageStart: AgUiStreamEncoder._message_start,
+    MessageDelta: AgUiStreamEncoder._message_delta,
+    MessageEnd: AgUiStreamEncoder._message_end,
+    Thought: AgUiStreamEncoder._thought,
+    ThoughtStart: AgUiStreamEncoder._thought_start,
+    ThoughtDelta: AgUiStreamEncoder._thought_delta,
+    ThoughtEnd: AgUiStreamEncoder._thought_end,
+    ToolCall: AgUiStreamEncoder._tool_call,
+    ToolResult: AgUiStreamEncoder._tool_result,
+    InteractionRequest: AgUiStreamEncoder._interaction,
+    InteractionResponse: AgUiStreamEncoder._ignore,
+    DataEvent: AgUiStreamEncoder._data,
+    FileEvent: AgUiStreamEncoder._file,
+    Usage: AgUiStreamEncoder._usage,
+    ErrorEvent: AgUiStreamEncoder._error_event,
+    Done: AgUiStreamEncoder._done,
+}
