@@ -269,8 +269,9 @@ AGUI_MESSAGE = st.one_of(
         {"role": st.just("activity"), "activityType": IDS, "content": st.dictionaries(IDS, INT, max_size=2)}
     ),
     st.fixed_dictionaries(
-        {"role": st.just("assistant"), "content": TEXT},
+        {"role": st.just("assistant")},
         optional={
+            "content": TEXT,
             "toolCalls": st.lists(
                 st.builds(
                     lambda i, n, a: {"id": i, "type": "function", "function": {"name": n, "arguments": a}},
@@ -281,7 +282,7 @@ AGUI_MESSAGE = st.one_of(
                 min_size=1,
                 max_size=2,
                 unique_by=lambda c: c["id"],
-            )
+            ),
         },
     ),
     st.builds(

@@ -147,7 +147,7 @@ def _assistant_side(msg: Message, base: str, out: list[dict[str, Any]], used: se
     # A message made only of calls (fold puts each call in a "tool" message) joins the assistant
     # message just before it, as the model said the text and made the calls in one answer.
     current: dict[str, Any] | None = None
-    if out and out[-1]["role"] == "assistant" and all(isinstance(b, ToolCallBlock) for b in msg.content):
+    if msg.role != "assistant" and out and out[-1]["role"] == "assistant" and _only_calls(msg):
         current = out[-1]
 
     def open_assistant() -> dict[str, Any]:
@@ -155,6 +155,8 @@ def _assistant_side(msg: Message, base: str, out: list[dict[str, Any]], used: se
         out.append(message)
         return message
 
+    if not msg.content and msg.role == "assistant":
+        open_assistant()  # an empty answer is still a message
     for block in msg.content:
         if isinstance(block, TextBlock):
             if current is None or "toolCalls" in current or out[-1] is not current:
@@ -192,3 +194,7 @@ def _tool_message(block: ToolResultBlock, msg_id: str) -> dict[str, Any]:
     if block.is_error:
         message["error"] = text or "error"
     return message
+
+
+def _only_calls(msg: Message) -> bool:
+    return bool(msg.content) and all(isinstance(b, ToolCallBlock) for b in msg.content)
