@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, FastAPI
 
 from turnwire.runtime import Agent
 from turnwire.server import agentex
+from turnwire.server.agui import agui_router
 from turnwire.server.catalog import catalog_router
 from turnwire.server.chat import chat_router
 from turnwire.server.context import AppContext
@@ -16,6 +17,7 @@ from turnwire.server.errors import install_error_handlers
 from turnwire.server.invoke import EXTRA_SCHEMAS, invoke_router
 from turnwire.server.lifespan import app_lifespan
 from turnwire.server.models import Health
+from turnwire.server.openai_api import openai_router
 from turnwire.server.settings import Settings
 from turnwire.server.task_stream import router as task_stream_router
 
@@ -62,6 +64,8 @@ def create_router(
     router = APIRouter(dependencies=[Depends(ctx.bind)])
     router.include_router(invoke_router())
     router.include_router(chat_router())
+    router.include_router(agui_router())
+    router.include_router(openai_router())
     router.include_router(catalog_router())
     router.add_api_route("/health", health, methods=["GET"], response_model=Health, tags=["health"])
     router.include_router(agentex.router)

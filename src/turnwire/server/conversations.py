@@ -100,7 +100,8 @@ async def conversation_by_name(task_name: str, request: Request, store: StoreDep
 
 @router.get("/{task_id}/messages", summary="Conversation of a task, in a wire format")
 async def conversation(task_id: str, request: Request, store: StoreDep) -> Response:
-    """``?format=agentex`` (default: TaskMessages), ``agenta`` or ``vercel`` (UIMessages).
+    """``?format=agentex`` (default: TaskMessages), ``agenta``, ``vercel`` (UIMessages), ``agui``
+    or ``openai``.
 
     ``task_id`` may also be a session id (the task's name)."""
     return await _answer(request, store, task_id)

@@ -5,6 +5,7 @@
 - ``parse_run_input`` / ``RunInput``: a ``RunAgentInput`` body, ``resume[]`` answers included (``run_input``)
 - ``interrupt_of`` / ``parse_resume``: interaction requests ⇄ interrupts and their answers (``interrupts``)
 - ``AgUiStreamEncoder``: canonical events → AG-UI events (``stream``); SSE framing is the server's
+- ``stream_encoder`` / ``render_turn``: the adapter's turn side (``turn``)
 - ``STREAM_HEADERS`` / ``BATCH_HEADERS`` (``headers``)
 """
 
@@ -17,17 +18,27 @@ from turnwire.formats.agui.interrupts import interrupt_of, parse_resume, split_i
 from turnwire.formats.agui.outbound import render_messages
 from turnwire.formats.agui.run_input import RunInput, parse_run_input
 from turnwire.formats.agui.stream import AgUiStreamEncoder
+from turnwire.formats.agui.turn import render_turn, stream_encoder
+from turnwire.framing import SSE_MEDIA_TYPE
+
+MEDIA_TYPE = SSE_MEDIA_TYPE
+"""AG-UI events travel as SSE ``data:`` lines (the protobuf transport is not served)."""
 
 FORMAT = WireFormat(
     "agui",
     parse_messages,
     render_messages,
     description="AG-UI (Agent-User Interaction protocol) messages and events",
+    render_turn=render_turn,
+    stream_encoder=stream_encoder,
+    batch_headers=BATCH_HEADERS,
+    stream_headers=STREAM_HEADERS,
 )
 
 __all__ = [
     "BATCH_HEADERS",
     "FORMAT",
+    "MEDIA_TYPE",
     "STREAM_HEADERS",
     "AgUiStreamEncoder",
     "RunInput",
@@ -36,5 +47,6 @@ __all__ = [
     "parse_resume",
     "parse_run_input",
     "render_messages",
+    "render_turn",
     "split_interrupt_id",
 ]

@@ -5,12 +5,15 @@ call (``finish_reason: "tool_calls"``). So a turn paused for an approval ends wi
 
     {"id": <approval id>, "type": "function",
      "function": {"name": "turnwire_approval",
-                  "arguments": "{\"tool_call_id\": ..., \"tool\": ..., \"arguments\": {...}}"}}
+                  "arguments": "{\"tool_call_id\": ..., \"tool\": ..., \"arguments\": {...},
+                                 \"session_id\": ...}"}}
 
 and the client answers with a ``tool`` message for that id whose content is
 ``{"approved": true|false, "reason"?: "..."}``. Read back, the call stands for the call it asks
 about (same id, tool and arguments) and the answer is that call's decision, signed by the
-approval id: the server checks it like a decision from any other door.
+approval id: the server checks it like a decision from any other door. ``session_id`` names the
+conversation the approval was issued in, so a client that keeps no session (the default on this
+door) resumes the right one just by sending the history back.
 """
 
 from __future__ import annotations
@@ -39,10 +42,16 @@ class ApprovalCall:
     tool_call_id: str
     tool: str | None
     arguments: Any
+    session_id: str | None = None
 
 
-def approval_arguments(tool_call_id: str, tool: str | None, arguments: Any) -> dict[str, Any]:
-    return {"tool_call_id": tool_call_id, "tool": tool, "arguments": arguments}
+def approval_arguments(
+    tool_call_id: str, tool: str | None, arguments: Any, session_id: str | None = None
+) -> dict[str, Any]:
+    out = {"tool_call_id": tool_call_id, "tool": tool, "arguments": arguments}
+    if session_id:
+        out["session_id"] = session_id
+    return out
 
 
 def approval_call(arguments: Any, loc: Loc, approval_id: str = "") -> ApprovalCall:
@@ -54,12 +63,34 @@ def approval_call(arguments: Any, loc: Loc, approval_id: str = "") -> ApprovalCa
             type="approval_call",
         )
     tool = arguments.get("tool")
+    session = arguments.get("session_id")
     return ApprovalCall(
         approval_id,
         arguments["tool_call_id"],
         tool if isinstance(tool, str) else None,
         arguments.get("arguments"),
+        session if isinstance(session, str) and session else None,
     )
+
+
+def approval_session(raw_messages: Any) -> str | None:
+    """The ``session_id`` of the last ``turnwire_approval`` call in raw Chat Completions messages:
+    the conversation a stateless client resumes by answering an approval."""
+    found: str | None = None
+    for message in raw_messages if isinstance(raw_messages, list) else ():
+        calls = message.get("tool_calls") if isinstance(message, dict) else None
+        for call in calls if isinstance(calls, list) else ():
+            function = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(function, dict) or function.get("name") != APPROVAL_TOOL:
+                continue
+            try:
+                arguments = orjson.loads(function.get("arguments") or "")
+            except (orjson.JSONDecodeError, TypeError):
+                continue
+            session = arguments.get("session_id") if isinstance(arguments, dict) else None
+            if isinstance(session, str) and session:
+                found = session
+    return found
 
 
 def decision_of(text: str, asked: ApprovalCall, loc: Loc) -> dict[str, Any]:

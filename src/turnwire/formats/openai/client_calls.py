@@ -17,11 +17,12 @@ from turnwire.model import UNSET, InteractionKind, InteractionRequest
 EXECUTED_KEY: Final = "executed_tool_calls"
 
 
-def client_call(request: InteractionRequest) -> dict[str, Any] | None:
+def client_call(request: InteractionRequest, session_id: str | None = None) -> dict[str, Any] | None:
     """The ``tool_calls`` entry (no index) a request becomes, or ``None`` when it is no call:
 
     - ``client_tool``: the call itself (id, name, arguments);
-    - ``user_approval`` naming a call: a ``turnwire_approval`` call whose id is the approval id;
+    - ``user_approval`` naming a call: a ``turnwire_approval`` call whose id is the approval id
+      (``session_id``: the conversation it was issued in, for clients that keep no session);
     - anything else (user input: the agent's text asks; the next user message answers): ``None``.
     """
     call_id = tool_call_id_of(request)
@@ -30,7 +31,7 @@ def client_call(request: InteractionRequest) -> dict[str, Any] | None:
     if request.kind == InteractionKind.CLIENT_TOOL:
         return tool_call(call_id, tool_name_of(request), tool_input_of(request))
     if request.kind == InteractionKind.USER_APPROVAL:
-        arguments = approval_arguments(call_id, tool_name_of(request), tool_input_of(request))
+        arguments = approval_arguments(call_id, tool_name_of(request), tool_input_of(request), session_id)
         return tool_call(request.id, APPROVAL_TOOL, arguments)
     return None
 

@@ -33,8 +33,10 @@ def render_completion(
     created: int,
     usage: Usage | None = None,
     pending: Sequence[InteractionRequest] = (),
+    session_id: str | None = None,
 ) -> dict[str, Any]:
-    """``turn`` as ``chat.completion``. ``pending``: the turn's open requests (default: its last one)."""
+    """``turn`` as ``chat.completion``. ``pending``: the turn's open requests (default: its last
+    one); ``session_id`` goes into approval calls (see ``approvals``)."""
     texts: list[str] = []
     thoughts: list[str] = []
     calls: dict[str, ToolCallBlock] = {}
@@ -57,7 +59,7 @@ def render_completion(
                     executed_call(block.id, name, arguments, block.output, is_error=block.is_error)
                 )
     requests = list(pending) or ([turn.pending_interaction] if turn.pending_interaction is not None else [])
-    tool_calls = [c for c in (client_call(r) for r in requests) if c is not None]
+    tool_calls = [c for c in (client_call(r, session_id) for r in requests) if c is not None]
     message: dict[str, Any] = {"role": "assistant", "content": SEPARATOR.join(texts) if texts else None}
     if thoughts:
         message["reasoning_content"] = SEPARATOR.join(thoughts)

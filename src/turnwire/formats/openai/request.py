@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from turnwire.errors import InputError
+from turnwire.formats.openai.approvals import approval_session
 from turnwire.formats.openai.inbound import parse_messages
 from turnwire.model import Message
 
@@ -28,6 +29,8 @@ class ChatRequest:
     metadata: dict[str, str] = field(default_factory=dict)
     parameters: dict[str, Any] = field(default_factory=dict)
     """Everything else in the body (tools, tool_choice, temperature, ...), as it came."""
+    approval_session: str | None = None
+    """The session an answered approval was issued in (``approvals.approval_session``)."""
 
 
 def parse_request(body: Any) -> ChatRequest:
@@ -63,4 +66,5 @@ def parse_request(body: Any) -> ChatRequest:
         user=user or None,
         metadata=metadata or {},
         parameters={k: v for k, v in body.items() if k not in ENVELOPE_KEYS},
+        approval_session=approval_session(body["messages"]),
     )

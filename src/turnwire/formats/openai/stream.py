@@ -52,8 +52,17 @@ def usage_body(usage: Usage | None) -> dict[str, int]:
 class ChatChunkEncoder:
     """Encodes one turn as one streamed completion: ``start()``, ``encode(event)``, ``finish()``."""
 
-    def __init__(self, completion_id: str, model: str, created: int, *, include_usage: bool = False) -> None:
+    def __init__(
+        self,
+        completion_id: str,
+        model: str,
+        created: int,
+        *,
+        include_usage: bool = False,
+        session_id: str | None = None,
+    ) -> None:
         self.completion_id = completion_id
+        self.session_id = session_id
         self.model = model
         self.created = created
         self.include_usage = include_usage
@@ -135,7 +144,7 @@ class ChatChunkEncoder:
         return [self.chunk({EXECUTED_KEY: [entry]})]
 
     def _client_call(self, event: InteractionRequest) -> list[Chunk]:
-        call = client_call(event)
+        call = client_call(event, self.session_id)
         if call is None or call["id"] in self.client_call_ids:
             return []
         call["index"] = len(self.client_call_ids)

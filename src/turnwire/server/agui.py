@@ -1,0 +1,125 @@
+"""``POST /agui`` and ``POST /agents/{name}/agui``: the door an AG-UI client (``HttpAgent``) runs.
+
+The body is a ``RunAgentInput``; the answer is always its SSE event stream. ``threadId`` is the
+session, ``runId`` the run; the ``resume`` answers to a paused run's interrupts join the
+conversation as decisions and answers, checked by the pipeline like a decision from any door. The
+client's ``tools``, ``state``, ``context`` and ``forwardedProps`` reach the agent under
+``TurnContext.parameters["agui"]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from turnwire.errors import InputError
+from turnwire.formats import TurnInfo, get_format
+from turnwire.formats.agui import RunInput, parse_run_input
+from turnwire.framing import SSE_MEDIA_TYPE
+from turnwire.server.context import AppContext
+from turnwire.server.doors import add_door, read_object, session_id
+from turnwire.server.errors import RequestError
+from turnwire.server.models import SESSION_ID_PATTERN, MessageBody, ValidationErrorBody
+from turnwire.server.negotiation import Transport
+from turnwire.server.pipeline import TurnRequest, start_turn, wants_stored_history
+from turnwire.server.streaming import stream_body, stream_response
+
+AGUI: Final = get_format("agui")
+_MESSAGES_LOC: Final = ("body", "messages")
+_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The run as AG-UI events (SSE): RUN_STARTED … RUN_FINISHED or RUN_ERROR.",
+        "content": {SSE_MEDIA_TYPE: {"schema": {"type": "string"}}},
+    },
+    400: {"model": ValidationErrorBody, "description": "Malformed JSON or threadId"},
+    404: {"model": MessageBody, "description": "Unknown agent"},
+    409: {"model": ValidationErrorBody, "description": "An approval the server did not issue"},
+    413: {"model": ValidationErrorBody, "description": "Body larger than the limit"},
+    422: {"model": ValidationErrorBody, "description": "RunAgentInput of the wrong shape"},
+}
+_OPENAPI_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": {
+                    "type": "object",
+                    "description": "AG-UI RunAgentInput; other keys are ignored.",
+                    "properties": {
+                        "threadId": {"type": "string", "pattern": SESSION_ID_PATTERN},
+                        "runId": {"type": "string"},
+                        "parentRunId": {"type": "string"},
+                        "messages": {"type": "array", "items": {"type": "object"}},
+                        "tools": {"type": "array", "items": {"type": "object"}},
+                        "state": {},
+                        "context": {"type": "array", "items": {"type": "object"}},
+                        "forwardedProps": {},
+                        "resume": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "properties": {
+                                    "interruptId": {"type": "string"},
+                                    "status": {"type": "string", "enum": ["resolved", "cancelled"]},
+                                    "payload": {},
+                                },
+                                "required": ["interruptId", "status"],
+                            },
+                        },
+                    },
+                    "required": ["threadId", "runId", "messages"],
+                }
+            }
+        },
+    },
+}
+
+
+def agui_router() -> APIRouter:
+    """The AG-UI routes, serving the same agents and sessions as every other door."""
+    router = APIRouter(tags=["agui"])
+    add_door(router, "agui", agui, summary="AG-UI run", responses=_RESPONSES, openapi_extra=_OPENAPI_BODY)
+    return router
+
+
+async def agui(request: Request, app: AppContext, agent_name: str) -> Response:
+    app.agent(agent_name)
+    body = await read_object(request, app)
+    run = _run_input(body)
+    turn = await start_turn(
+        app,
+        TurnRequest(
+            agent_name,
+            run.messages,
+            session_id=session_id(run.thread_id, ("body", "threadId")),
+            loc=_MESSAGES_LOC,
+            parameters={"agui": _parameters(run)},
+            from_store=wants_stored_history(request),
+        ),
+    )
+    info = TurnInfo(turn.session_id, turn.trace_id, run.run_id, turn.history)
+    assert AGUI.stream_encoder is not None
+    body_iter = stream_body(
+        turn.events, AGUI.stream_encoder(info), Transport.SSE, keepalive=app.settings.keepalive_interval
+    )
+    return stream_response(body_iter, Transport.SSE, {**turn.headers, **AGUI.stream_headers})
+
+
+def _run_input(body: dict[str, Any]) -> RunInput:
+    try:
+        return parse_run_input(body)
+    except InputError as exc:
+        raise RequestError(422, [InputError(exc.msg, loc=("body", *exc.loc), type=exc.type)]) from None
+
+
+def _parameters(run: RunInput) -> dict[str, Any]:
+    return {
+        "run_id": run.run_id,
+        "parent_run_id": run.parent_run_id,
+        "tools": run.tools,
+        "state": run.state,
+        "context": run.context,
+        "forwarded_props": run.forwarded_props,
+    }
