@@ -1,0 +1,103 @@
+// The real AG-UI client (@ag-ui/client 1.0.0 HttpAgent: its event verifier and message builder)
+// against a live turnwire server at SERVER_URL: text and tool calls reach the subscribers, an
+// approval interrupt resumed with a decision runs the tool, a user-input interrupt is answered.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { HttpAgent } from '@ag-ui/client';
+
+const SERVER_URL = process.env.SERVER_URL;
+if (!SERVER_URL) throw new Error('SERVER_URL is not set: run this through tests/conformance/test_agui_node.py');
+
+function newAgent() {
+  return new HttpAgent({ url: SERVER_URL + '/agui', threadId: `agui-${crypto.randomUUID()}` });
+}
+
+function say(agent, text) {
+  agent.addMessage({ id: crypto.randomUUID(), role: 'user', content: text });
+}
+
+function recorder() {
+  const seen = { text: '', toolCalls: [], results: [], finished: [], errors: [], types: [] };
+  const subscriber = {
+    onEvent: ({ event }) => { seen.types.push(event.type); },
+    onTextMessageContentEvent: ({ event }) => { seen.text += event.delta; },
+    onToolCallEndEvent: ({ toolCallName, toolCallArgs }) => { seen.toolCalls.push({ toolCallName, toolCallArgs }); },
+    onToolCallResultEvent: ({ event }) => { seen.results.push(event); },
+    onRunFinishedEvent: (params) => { seen.finished.push(params); },
+    onRunErrorEvent: ({ event }) => { seen.errors.push(event); },
+  };
+  return { seen, subscriber };
+}
+
+test('runAgent: subscribers see the text, the tool call and its result', async () => {
+  const agent = newAgent();
+  say(agent, 'weather in Paris');
+  const { seen, subscriber } = recorder();
+  const { newMessages } = await agent.runAgent({}, subscriber);
+  assert.equal(seen.text, 'It is sunny and 21 °C in Paris.');
+  assert.deepEqual(seen.toolCalls, [{ toolCallName: 'get_weather', toolCallArgs: { city: 'Paris' } }]);
+  assert.equal(seen.results.length, 1);
+  assert.equal(seen.results[0].content, 'Sunny, 21 °C in Paris');
+  assert.equal(seen.finished.length, 1);
+  assert.equal(seen.finished[0].outcome, 'success');
+  assert.ok(seen.types.includes('REASONING_MESSAGE_CONTENT'));
+  assert.ok(seen.types.includes('STEP_STARTED'));
+  const roles = newMessages.map((m) => m.role);
+  assert.ok(roles.includes('tool') && roles.includes('assistant'), JSON.stringify(newMessages));
+  const withCall = agent.messages.find((m) => m.role === 'assistant' && m.toolCalls?.length);
+  assert.equal(withCall.toolCalls[0].function.name, 'get_weather');
+});
+
+test('an approval interrupt resumed with a decision runs the tool', async () => {
+  const agent = newAgent();
+  say(agent, 'delete notes.txt');
+  const first = recorder();
+  await agent.runAgent({}, first.subscriber);
+  assert.equal(first.seen.finished[0].outcome, 'interrupt');
+  const [interrupt] = agent.pendingInterrupts;
+  assert.equal(interrupt.reason, 'tool_call');
+  assert.deepEqual(first.seen.toolCalls, [{ toolCallName: 'delete_file', toolCallArgs: { path: 'notes.txt' } }]);
+  assert.equal(interrupt.toolCallId, agent.messages.find((m) => m.toolCalls?.length).toolCalls[0].id);
+
+  const second = recorder();
+  await agent.runAgent(
+    { resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { approved: true } }] },
+    second.subscriber,
+  );
+  assert.deepEqual(second.seen.errors, []);
+  assert.equal(second.seen.finished[0].outcome, 'success');
+  assert.equal(second.seen.text, 'Deleted notes.txt.');
+  assert.equal(second.seen.results[0].toolCallId, interrupt.toolCallId);
+  assert.equal(second.seen.results[0].content, 'notes.txt deleted');
+  assert.deepEqual(agent.pendingInterrupts, []);
+});
+
+test('a denied approval does not run the tool', async () => {
+  const agent = newAgent();
+  say(agent, 'delete secrets.txt');
+  await agent.runAgent({}, recorder().subscriber);
+  const [interrupt] = agent.pendingInterrupts;
+  const second = recorder();
+  await agent.runAgent(
+    { resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { approved: false } }] },
+    second.subscriber,
+  );
+  assert.equal(second.seen.text, 'I did not delete secrets.txt.');
+});
+
+test('a user-input interrupt is answered through resume', async () => {
+  const agent = newAgent();
+  say(agent, 'ask me');
+  const first = recorder();
+  await agent.runAgent({}, first.subscriber);
+  assert.equal(first.seen.text, 'What should I echo?');
+  const [interrupt] = agent.pendingInterrupts;
+  assert.equal(interrupt.reason, 'input_required');
+  assert.equal(interrupt.message, 'What should I echo?');
+  const second = recorder();
+  await agent.runAgent(
+    { resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { text: 'purple' } }] },
+    second.subscriber,
+  );
+  assert.equal(second.seen.text, 'You answered: purple');
+});

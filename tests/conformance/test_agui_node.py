@@ -1,0 +1,25 @@
+"""The real AG-UI client (``@ag-ui/client`` 1.0.0 ``HttpAgent``, with its event verifier) against a
+live turnwire server: text and tool calls, approval and user-input interrupts resumed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from node_runner import run_node_tests
+from services import serve_app
+from turnwire.server import Settings, create_app
+
+
+@pytest.mark.node
+def test_agui_http_agent_runs_and_resumes_on_the_real_client(tmp_path: Path) -> None:
+    settings = Settings(
+        approval_secret_file=str(tmp_path / "secret"),
+        db_url=f"sqlite:///{tmp_path / 'turnwire.db'}",
+        keepalive_seconds=0,
+    )
+    with serve_app(create_app(settings=settings)) as url:
+        passed = run_node_tests("agui.test.mjs", {**os.environ, "SERVER_URL": url}, timeout=120)
+    assert passed == 4
