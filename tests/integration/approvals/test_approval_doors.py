@@ -1,9 +1,10 @@
 """Every door runs a turn through one pipeline, so every door guards a gated tool alike.
 
 The same scenarios — approve, deny, forged, altered, missing token, another session's token — go
-through ``/invoke`` (Agenta batch), ``/chat`` (useChat) and Agentex ``message/send`` against one
-server with a store. ``executions`` counts the times the demo's ``delete_file`` really ran (a tool
-result that is not a denial); it must move only for a valid approval.
+through ``/invoke`` (Agenta batch), ``/chat`` (useChat), Agentex ``message/send``, ``/agui`` and
+``/v1/chat/completions`` against one server with a store. ``executions`` counts the times the
+demo's ``delete_file`` really ran (a tool result that is not a denial); it must move only for a
+valid approval.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 from approvals_flows import AgentaBatch, Reply, UseChat
+from approvals_new_doors import AgUiRun, OpenAIChat
 
 from services import serve_app
 from turnwire.agents import demo_agent
@@ -112,7 +114,7 @@ class AgentexSend:
         return self.send(url, session, content)
 
 
-DOORS = [AgentaBatch(), UseChat(), AgentexSend()]
+DOORS = [AgentaBatch(), UseChat(), AgentexSend(), AgUiRun(), OpenAIChat()]
 
 
 @pytest.fixture(params=DOORS, ids=lambda d: d.name)
@@ -151,7 +153,7 @@ def test_a_denial_never_runs_the_tool_on_any_door(door, doors: Doors) -> None:
     [{"token": FORGED}, {"input": {"path": "/etc/passwd"}}, {"token": None}, {"other_session": True}],
     ids=["forged", "altered-input", "missing-token", "other-session"],
 )
-@pytest.mark.parametrize("door", [AgentaBatch(), UseChat()], ids=lambda d: d.name)
+@pytest.mark.parametrize("door", [AgentaBatch(), UseChat(), AgUiRun(), OpenAIChat()], ids=lambda d: d.name)
 def test_a_decision_the_server_did_not_issue_never_runs_the_tool(
     door, doors: Doors, tamper: dict[str, Any]
 ) -> None:
@@ -191,12 +193,17 @@ def _refused_without_running(door, doors: Doors, tamper: dict[str, Any]) -> None
     else:
         reply = door.decide(doors.url, sid, paused, {"call_1": True}, **tamper)
     assert reply.status in (400, 409, 422), reply.body
-    message = reply.body["message"] if door.name == "agentex" else reply.body["detail"][0]["msg"]
+    if hasattr(door, "error_message"):
+        message = door.error_message(reply.body)
+    else:
+        message = reply.body["message"] if door.name == "agentex" else reply.body["detail"][0]["msg"]
     assert "'call_1'" in message
     assert len(doors.executions) == before
 
 
 def _without_token(door, doors: Doors, sid: str, paused: Reply) -> Reply:
+    if hasattr(door, "without_token"):
+        return door.without_token(doors.url, sid, paused)
     if door.name == "agentex":
         return door.decide(doors.url, sid, paused, {"call_1": True})
     if door.name == "chat":

@@ -66,8 +66,8 @@ def interrupt_id(request: InteractionRequest, call_id: str | None = None) -> str
 def split_interrupt_id(value: str) -> tuple[str, str | None, str] | None:
     """``(kind, tool call id or None, request id)`` of an id made by ``interrupt_id``, else ``None``."""
     parts = value.split("/")
-    if len(parts) != 3 or not parts[0] or not parts[2]:
-        return None
+    if len(parts) != 3 or not parts[0]:
+        return None  # an empty request id stays: the pipeline refuses a decision without its token
     kind, call_id, request_id = (unquote(p) for p in parts)
     return kind, call_id or None, request_id
 
