@@ -30,7 +30,12 @@ OPERATIONS = [
     ("/catalog/types/{ag_type}", "GET"),
     ("/api/workflows/catalog/types/{ag_type}", "GET"),
     ("/health", "GET"),
+    ("/agui", "POST"),
+    ("/agents/{name}/agui", "POST"),
+    ("/v1/chat/completions", "POST"),
+    ("/v1/models", "GET"),
 ]
+BODIES = ("invoke", "agui", "/v1/chat/completions")
 ACCEPTS = st.sampled_from(
     [
         "application/json",
@@ -56,8 +61,8 @@ def schema() -> Iterator[schemathesis.BaseSchema]:
 @pytest.mark.parametrize(
     ("path", "method", "mode"),
     [(path, method, GenerationMode.POSITIVE) for path, method in OPERATIONS]
-    # only the invoke routes have inputs a request can get wrong
-    + [(path, method, GenerationMode.NEGATIVE) for path, method in OPERATIONS if path.endswith("invoke")],
+    # only the turn routes have inputs a request can get wrong
+    + [(path, method, GenerationMode.NEGATIVE) for path, method in OPERATIONS if path.endswith(BODIES)],
 )
 def test_api_never_5xx_and_matches_its_schema(
     schema: schemathesis.BaseSchema, path: str, method: str, mode: GenerationMode

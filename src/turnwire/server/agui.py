@@ -28,10 +28,16 @@ from turnwire.server.streaming import stream_body, stream_response
 
 AGUI: Final = get_format("agui")
 _MESSAGES_LOC: Final = ("body", "messages")
+_SSE_EVENT = {
+    "type": "object",
+    "description": "One SSE event; `: keepalive` comments may come between events.",
+    "required": ["data"],
+    "properties": {"data": {"type": "string", "description": "One AG-UI event as JSON."}},
+}
 _RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {
         "description": "The run as AG-UI events (SSE): RUN_STARTED … RUN_FINISHED or RUN_ERROR.",
-        "content": {SSE_MEDIA_TYPE: {"schema": {"type": "string"}}},
+        "content": {SSE_MEDIA_TYPE: {"schema": _SSE_EVENT}},
     },
     400: {"model": ValidationErrorBody, "description": "Malformed JSON or threadId"},
     404: {"model": MessageBody, "description": "Unknown agent"},

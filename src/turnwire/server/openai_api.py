@@ -71,12 +71,23 @@ _ERROR_SCHEMA = {
     "required": ["error"],
 }
 _ERROR = {"content": {"application/json": {"schema": _ERROR_SCHEMA}}}
+_SSE_EVENT = {
+    "type": "object",
+    "description": "One SSE event; `: keepalive` comments may come between events.",
+    "required": ["data"],
+    "properties": {
+        "data": {
+            "type": "string",
+            "description": "A chat.completion.chunk (or an error) as JSON; `[DONE]` ends the stream.",
+        }
+    },
+}
 _RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {
         "description": "A `chat.completion`; with `stream: true` SSE chunks ending `data: [DONE]`.",
         "content": {
             "application/json": {"schema": {"type": "object"}},
-            SSE_MEDIA_TYPE: {"schema": {"type": "string"}},
+            SSE_MEDIA_TYPE: {"schema": _SSE_EVENT},
         },
     },
     400: {"description": "Malformed JSON or a body of the wrong shape", **_ERROR},
