@@ -166,3 +166,30 @@ def test_invoke_speaks_agui_too(wires_url: str) -> None:
     for message in outputs["messages"]:
         validate_message(message)
     assert outputs["stop_reason"] == "end_turn"
+
+
+def test_a_client_tool_is_a_pending_call_the_next_run_answers(wires_url: str) -> None:
+    thread = uuid.uuid4().hex
+    tools = [
+        {"name": "pick_color", "description": "Let the user pick a color", "parameters": {"type": "object"}}
+    ]
+    first = [user("pick one")]
+    events = run(wires_url, thread, first, path="/agents/picker/agui", tools=tools)
+    assert events[-1]["outcome"] == {"type": "success", "pendingToolCallIds": ["pick_1"]}
+    start = next(e for e in events if e["type"] == "TOOL_CALL_START")
+    args = next(e for e in events if e["type"] == "TOOL_CALL_ARGS")
+    assert start["toolCallName"] == "pick_color" and orjson.loads(args["delta"]) == {
+        "options": ["red", "blue"]
+    }
+    call = {
+        "id": "pick_1",
+        "type": "function",
+        "function": {"name": "pick_color", "arguments": args["delta"]},
+    }
+    answered = [
+        *first,
+        {"id": "a1", "role": "assistant", "toolCalls": [call]},
+        {"id": "t1", "role": "tool", "toolCallId": "pick_1", "content": "blue"},
+    ]
+    events = run(wires_url, thread, answered, path="/agents/picker/agui", tools=tools)
+    assert "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT") == "You picked blue."

@@ -196,3 +196,20 @@ def test_failed_agent_while_streaming_raises_from_the_stream(client: OpenAI) -> 
     with pytest.raises(openai.APIError):
         for _ in stream:
             pass
+
+
+def test_a_client_tool_is_a_tool_call_the_next_request_answers(client: OpenAI) -> None:
+    tools = [{"type": "function", "function": {"name": "pick_color", "parameters": {"type": "object"}}}]
+    messages: list[dict] = [{"role": "user", "content": "pick one"}]
+    asked = client.chat.completions.create(model="picker", messages=messages, tools=tools)  # type: ignore[arg-type]
+    choice = asked.choices[0]
+    assert choice.finish_reason == "tool_calls" and choice.message.content == "Pick a color."
+    (call,) = choice.message.tool_calls or []
+    assert call.id == "pick_1" and call.function.name == "pick_color"
+    assert json.loads(call.function.arguments) == {"options": ["red", "blue"]}
+    messages += [
+        choice.message.model_dump(exclude_none=True),
+        {"role": "tool", "tool_call_id": call.id, "content": "blue"},
+    ]
+    done = client.chat.completions.create(model="picker", messages=messages, tools=tools)  # type: ignore[arg-type]
+    assert done.choices[0].message.content == "You picked blue."
