@@ -94,17 +94,21 @@ async def agui(request: Request, app: AppContext, agent_name: str) -> Response:
     app.agent(agent_name)
     body = await read_object(request, app)
     run = _run_input(body)
-    turn = await start_turn(
-        app,
-        TurnRequest(
-            agent_name,
-            run.messages,
-            session_id=session_id(run.thread_id, ("body", "threadId")),
-            loc=_MESSAGES_LOC,
-            parameters={"agui": _parameters(run)},
-            from_store=wants_stored_history(request),
-        ),
-    )
+    from_store = wants_stored_history(request)
+    try:
+        turn = await start_turn(
+            app,
+            TurnRequest(
+                agent_name,
+                run.messages,
+                session_id=session_id(run.thread_id, ("body", "threadId")),
+                loc=_MESSAGES_LOC,
+                parameters={"agui": _parameters(run)},
+                from_store=from_store,
+            ),
+        )
+    except RequestError as exc:
+        raise exc if from_store else _name_resume(exc, run) from None
     info = TurnInfo(turn.session_id, turn.trace_id, run.run_id, turn.history)
     assert AGUI.stream_encoder is not None
     body_iter = stream_body(
@@ -118,6 +122,19 @@ def _run_input(body: dict[str, Any]) -> RunInput:
         return parse_run_input(body)
     except InputError as exc:
         raise RequestError(422, [InputError(exc.msg, loc=("body", *exc.loc), type=exc.type)]) from None
+
+
+def _name_resume(exc: RequestError, run: RunInput) -> RequestError:
+    """An error about a message made from ``resume`` names ``["body", "resume"]``, not an index
+    past the client's messages."""
+    errors = []
+    for error in exc.errors:
+        loc = error.loc
+        at = loc[len(_MESSAGES_LOC)] if loc[: len(_MESSAGES_LOC)] == _MESSAGES_LOC and len(loc) > 2 else None
+        if isinstance(at, int) and at >= run.resume_from:
+            error = InputError(error.msg, loc=("body", "resume"), type=error.type)
+        errors.append(error)
+    return RequestError(exc.status, errors)
 
 
 def _parameters(run: RunInput) -> dict[str, Any]:

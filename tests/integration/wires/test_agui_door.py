@@ -115,7 +115,9 @@ def test_a_forged_resume_is_refused_before_the_run(wires_url: str) -> None:
     }
     r = httpx.post(wires_url + "/agui", json=body, timeout=10)
     assert r.status_code == 409
-    assert r.json()["detail"][0]["type"] == "approval_token_invalid"
+    (error,) = r.json()["detail"]
+    assert error["type"] == "approval_token_invalid" and error["loc"] == ["body", "resume"]
+    assert "'call_1'" in error["msg"]
 
 
 @pytest.mark.parametrize(

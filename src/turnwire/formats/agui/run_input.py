@@ -31,6 +31,8 @@ class RunInput:
     forwarded_props: Any = None
     resumed: bool = False
     """Whether the input carried a non-empty ``resume``."""
+    resume_from: int = 0
+    """Index in ``messages`` of the first message made from ``resume`` (= how many the client sent)."""
 
     @property
     def tool_names(self) -> list[str]:
@@ -78,4 +80,5 @@ def parse_run_input(body: Any) -> RunInput:
         context=context,
         forwarded_props=_get(body, "forwardedProps", "forwarded_props"),
         resumed=bool(resume),
+        resume_from=len(messages),
     )
