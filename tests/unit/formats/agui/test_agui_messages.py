@@ -29,7 +29,7 @@ from turnwire.model import (
     ToolCallBlock,
     ToolResultBlock,
 )
-from turnwire.runtime.history import decisions
+from turnwire.runtime.transcript import decisions
 
 CONVERSATION: list[dict[str, Any]] = [
     {"id": "s", "role": "system", "content": "Be brief."},

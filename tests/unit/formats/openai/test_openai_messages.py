@@ -27,7 +27,7 @@ from turnwire.model import (
     ToolResultBlock,
     UnknownBlock,
 )
-from turnwire.runtime.history import decisions
+from turnwire.runtime.transcript import decisions
 
 PARAM = TypeAdapter(ChatCompletionMessageParam)
 
