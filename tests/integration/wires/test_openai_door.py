@@ -213,3 +213,43 @@ def test_a_client_tool_is_a_tool_call_the_next_request_answers(client: OpenAI) -
     ]
     done = client.chat.completions.create(model="picker", messages=messages, tools=tools)  # type: ignore[arg-type]
     assert done.choices[0].message.content == "You picked blue."
+
+
+def test_stateless_by_default_each_request_is_its_own_recorded_task(client: OpenAI, wires_url: str) -> None:
+    tasks = []
+    for _ in range(2):
+        raw = client.chat.completions.with_raw_response.create(
+            model="demo", messages=[{"role": "user", "content": "hi"}]
+        )
+        tasks.append(raw.headers["x-ag-task-id"])
+    assert tasks[0] != tasks[1]
+    stored = httpx.get(f"{wires_url}/tasks/{tasks[1]}/messages", params={"format": "openai"}).json()[
+        "messages"
+    ]
+    assert stored == [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "reasoning_content": "The user said: hi.", "content": "You said: hi"},
+    ]
+
+
+def test_metadata_session_id_keeps_one_conversation(client: OpenAI, wires_url: str) -> None:
+    sid = f"meta-{uuid.uuid4().hex[:8]}"
+    messages: list[dict] = [{"role": "user", "content": "hello"}]
+    first = client.chat.completions.create(model="demo", messages=messages, metadata={"session_id": sid})  # type: ignore[arg-type]
+    messages += [
+        {"role": "assistant", "content": first.choices[0].message.content},
+        {"role": "user", "content": "again"},
+    ]
+    client.chat.completions.create(model="demo", messages=messages, metadata={"session_id": sid})  # type: ignore[arg-type]
+    stored = httpx.get(f"{wires_url}/tasks/{sid}/messages", params={"format": "openai"}).json()["messages"]
+    assert [m["content"] for m in stored] == ["hello", "You said: hello", "again", "You said: again"]
+
+
+def test_a_bad_session_id_is_a_400_naming_it(client: OpenAI) -> None:
+    with pytest.raises(openai.BadRequestError) as info:
+        client.chat.completions.create(
+            model="demo",
+            messages=[{"role": "user", "content": "x"}],
+            extra_headers={"x-ag-session-id": "bad id!"},
+        )
+    assert info.value.body["param"] == "header.x-ag-session-id"  # type: ignore[index]
