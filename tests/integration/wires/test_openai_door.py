@@ -253,3 +253,18 @@ def test_a_bad_session_id_is_a_400_naming_it(client: OpenAI) -> None:
             extra_headers={"x-ag-session-id": "bad id!"},
         )
     assert info.value.body["param"] == "header.x-ag-session-id"  # type: ignore[index]
+
+
+def test_the_sdks_stream_helper_assembles_a_resumed_approval(client: OpenAI) -> None:
+    """``client.chat.completions.stream()`` accumulates every chunk: two executed calls included."""
+    messages: list[dict] = [{"role": "user", "content": "delete a and b"}]
+    paused = client.chat.completions.create(model="demo", messages=messages)  # type: ignore[arg-type]
+    calls = paused.choices[0].message.tool_calls or []
+    assert [c.function.name for c in calls] == [APPROVAL_TOOL, APPROVAL_TOOL]
+    messages.append(paused.choices[0].message.model_dump(exclude_none=True))
+    messages += [{"role": "tool", "tool_call_id": c.id, "content": '{"approved": true}'} for c in calls]
+    with client.chat.completions.stream(model="demo", messages=messages) as stream:  # type: ignore[arg-type]
+        final = stream.get_final_completion()
+    message = final.choices[0].message
+    assert message.content == "Deleted a. Deleted b."
+    assert [e["output"] for e in message.model_extra["executed_tool_calls"]] == ["a deleted", "b deleted"]

@@ -37,10 +37,11 @@ def client_call(request: InteractionRequest, session_id: str | None = None) -> d
 
 
 def executed_call(
-    call_id: str, name: str | None, arguments: Any, output: Any, *, is_error: bool | None = None
+    index: int, call_id: str, name: str | None, arguments: Any, output: Any, *, is_error: bool | None = None
 ) -> dict[str, Any]:
-    """One entry of ``executed_tool_calls``: the call as a ``tool_calls`` entry plus its output text."""
-    entry = tool_call(call_id, name, arguments)
+    """One entry of ``executed_tool_calls``: its ``index`` among them (so the SDKs' stream
+    accumulators merge the entries like ``tool_calls``), the call, and its output text."""
+    entry = {"index": index, **tool_call(call_id, name, arguments)}
     entry["output"] = encode_output(output)
     if is_error:
         entry["is_error"] = True

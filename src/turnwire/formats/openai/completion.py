@@ -55,8 +55,9 @@ def render_completion(
                 call = calls.get(block.id)
                 name = call.name if call is not None else block.name
                 arguments = call.input if call is not None else None
+                output, failed = block.output, block.is_error
                 executed.append(
-                    executed_call(block.id, name, arguments, block.output, is_error=block.is_error)
+                    executed_call(len(executed), block.id, name, arguments, output, is_error=failed)
                 )
     requests = list(pending) or ([turn.pending_interaction] if turn.pending_interaction is not None else [])
     tool_calls = [c for c in (client_call(r, session_id) for r in requests) if c is not None]

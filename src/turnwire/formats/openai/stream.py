@@ -73,6 +73,7 @@ class ChatChunkEncoder:
         self._error: tuple[str, str | None] | None = None
         self._last: dict[str, str | None] = {"content": None, "reasoning_content": None}
         self._whole = 0
+        self._executed_count = 0
         self._started = False
         self._finished = False
 
@@ -135,12 +136,14 @@ class ChatChunkEncoder:
             return []
         name, arguments = self.calls.get(event.id, (event.name, None))
         entry = executed_call(
+            self._executed_count,
             event.id,
             name or event.name,
             arguments,
             result_output(event.output, event.data),
             is_error=event.is_error,
         )
+        self._executed_count += 1
         return [self.chunk({EXECUTED_KEY: [entry]})]
 
     def _client_call(self, event: InteractionRequest) -> list[Chunk]:

@@ -165,6 +165,8 @@ def test_client_calls_win_over_the_stop_reason() -> None:
 def completion(events: list[Event], **kw: Any) -> ChatCompletion:
     usage = next((e for e in events if isinstance(e, Usage)), None)
     turn = fold(events, full=True)
+    if turn.pending_interaction is not None:  # what the door passes: every request of the turn
+        kw.setdefault("pending", [e for e in events if isinstance(e, InteractionRequest)])
     body = render_completion(turn, completion_id="chatcmpl-1", model="demo", created=1, usage=usage, **kw)
     return ChatCompletion.model_validate(body)
 
@@ -242,3 +244,33 @@ def test_every_generated_stream_validates_with_the_sdk(
         indexes = [tc.index for c in parsed if c.choices for tc in (c.choices[0].delta.tool_calls or [])]
         assert indexes == list(range(len(indexes)))
     completion(events)
+
+
+def test_the_sdks_stream_accumulator_assembles_the_same_completion_as_the_batch() -> None:
+    """``ChatCompletionStreamState`` (what ``client.chat.completions.stream()`` uses) merges list
+    deltas by ``index``: several executed calls and client calls must accumulate cleanly."""
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+
+    events: list[Event] = [
+        ToolCall("c1", "f", {"a": 1}),
+        ToolResult("c1", "one"),
+        ToolCall("c2", "g", {}),
+        ToolResult("c2", {"n": 2}),
+        MessageEvent("done"),
+        InteractionRequest("r", InteractionKind.CLIENT_TOOL, {"toolCallId": "c3", "toolName": "h"}),
+        APPROVAL,
+        Done("paused"),
+    ]
+    state: ChatCompletionStreamState = ChatCompletionStreamState()
+    for chunk in chunks(stream(events)):
+        state.handle_chunk(chunk)
+    final = state.get_final_completion()
+    message = final.choices[0].message
+    batch = completion(events).choices[0].message
+    assert message.content == batch.content == "done"
+    assert (
+        [c.id for c in message.tool_calls or []] == [c.id for c in batch.tool_calls or []] == ["c3", "ap_tok"]
+    )
+    executed = message.model_extra["executed_tool_calls"]
+    assert executed == batch.model_extra["executed_tool_calls"]
+    assert [(e["index"], e["id"], e["output"]) for e in executed] == [(0, "c1", "one"), (1, "c2", '{"n":2}')]
