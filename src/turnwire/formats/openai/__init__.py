@@ -11,7 +11,10 @@
 
 from __future__ import annotations
 
-from turnwire.formats import WireFormat
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from turnwire.formats import WireFormat, join_answers
 from turnwire.formats.openai.approvals import APPROVAL_TOOL, APPROVAL_TOOL_DESCRIPTION
 from turnwire.formats.openai.client_calls import EXECUTED_KEY
 from turnwire.formats.openai.completion import render_completion
@@ -21,12 +24,21 @@ from turnwire.formats.openai.inbound import parse_messages
 from turnwire.formats.openai.outbound import render_messages
 from turnwire.formats.openai.request import ChatRequest, parse_request
 from turnwire.formats.openai.stream import ChatChunkEncoder, usage_body
+from turnwire.model import Message
+
+
+def render_conversation(messages: Sequence[Message], approvals: Mapping[str, str]) -> list[dict[str, Any]]:
+    """What an OpenAI client holds after those turns: each answer one assistant message (its
+    reasoning and text together, as the completion carried them), tool results after their calls."""
+    return render_messages(join_answers(messages, frozenset(("assistant", "tool"))))
+
 
 FORMAT = WireFormat(
     "openai",
     parse_messages,
     render_messages,
     description="OpenAI Chat Completions messages (system/user/assistant/tool)",
+    render_conversation=render_conversation,
 )
 
 STREAM_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
