@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
+from typing import Any, Final
 
 from turnwire.errors import TurnwireError
 from turnwire.runtime import Agent
@@ -55,13 +57,69 @@ def load_agent(spec: str) -> Agent:
             raise AgentLoadError(
                 f"agent spec {spec!r}: {module_name!r} has no attribute {attr_path!r}"
             ) from None
-    if not callable(target):
-        raise AgentLoadError(
-            f"agent spec {spec!r} names a value of type {type(target).__name__}, not a callable agent"
-        )
-    if inspect.iscoroutinefunction(target):
-        raise AgentLoadError(
-            f"agent spec {spec!r} names an async function without yield; an agent must be an "
-            "async generator function (async def ... yield event)"
-        )
+    problem = agent_problem(target)
+    if problem is not None:
+        raise AgentLoadError(f"agent spec {spec!r} names {problem}")
     return target  # type: ignore[return-value]
+
+
+_ASYNC_ITERATOR_RETURNS: Final = frozenset(
+    {"AsyncIterator", "AsyncIterable", "AsyncGenerator", "typing.AsyncIterator", "typing.AsyncIterable"}
+)
+
+
+def agent_problem(obj: object) -> str | None:
+    """Why ``obj`` cannot be an agent, or ``None`` when it can. Decided without calling it.
+
+    An agent is one of:
+    - an async generator function (``async def f(ctx): ... yield event``), also a method or a
+      ``functools.partial`` of one;
+    - an object whose ``__call__`` is an async generator method;
+    - any other callable whose return annotation says it returns an async iterator
+      (``-> AsyncIterator[Event]``, ``AsyncIterable``, ``AsyncGenerator``), e.g. a plain function
+      that returns another agent's generator.
+    Everything else (``json:dumps``, ``os:system``, a class, an ``async def`` without ``yield``) is
+    refused at start, so a mistake never surfaces as a failure of every request.
+    """
+    if not callable(obj):
+        return f"a value of type {type(obj).__name__}, not a callable agent"
+    target: Any = obj
+    while isinstance(target, functools.partial):
+        target = target.func
+    if inspect.isasyncgenfunction(target):
+        return None
+    if inspect.iscoroutinefunction(target):
+        return (
+            "an async function without yield; an agent must be an async generator function "
+            "(async def ... yield event)"
+        )
+    if inspect.isclass(target):
+        return f"the class {target.__name__}; an agent is a function (or an instance with an async __call__)"
+    if not inspect.isroutine(target):
+        call = getattr(target, "__call__", None)  # noqa: B004 - the method itself is inspected
+        if inspect.isasyncgenfunction(call):
+            return None
+        target = call
+    if _returns_async_iterator(target):
+        return None
+    kind = "built-in function" if inspect.isbuiltin(target) else type(target).__name__
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)
+    return (
+        f"{name}, a {kind} that is not an agent: an agent must be an async generator function "
+        "(async def f(ctx): ... yield event) or a callable annotated to return AsyncIterator[Event]"
+    )
+
+
+def _returns_async_iterator(func: Any) -> bool:
+    try:
+        annotation = inspect.signature(func).return_annotation
+    except (TypeError, ValueError):
+        return False
+    if annotation is inspect.Signature.empty:
+        return False
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", str(annotation))
+    origin = getattr(annotation, "__origin__", None)
+    if origin is not None:
+        text = f"{getattr(origin, '__name__', origin)}"
+    base = str(text).split("[", 1)[0].strip()
+    return base in _ASYNC_ITERATOR_RETURNS or base.rsplit(".", 1)[-1] in _ASYNC_ITERATOR_RETURNS

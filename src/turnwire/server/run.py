@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import functools
+import logging
+import os
+import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fastapi import FastAPI
 
 from turnwire.agents import AgentLoadError, builtin_agents, load_agent
 from turnwire.runtime import Agent
 from turnwire.server.settings import Settings
+
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
 
 
 def parse_agent_specs(specs: Sequence[str]) -> dict[str, Agent]:
@@ -20,32 +30,85 @@ def parse_agent_specs(specs: Sequence[str]) -> dict[str, Agent]:
         name = name.strip()
         if not eq or not name or not target.strip():
             raise AgentLoadError(f"--agent {spec!r}: expected NAME=module:attr, e.g. chat=my_app.agents:chat")
-        agents[name] = load_agent(target)
+        try:
+            agents[name] = load_agent(target)
+        except AgentLoadError as exc:
+            raise AgentLoadError(f"--agent {name}: {exc}") from exc
     return agents
 
 
-def serve(
-    *,
-    host: str = "127.0.0.1",
-    port: int = 8000,
-    agent_specs: Sequence[str] = (),
-    default_agent: str = "demo",
-    db_url: str | None = None,
-    keepalive: float | None = None,
-) -> None:
-    """Run the turnwire app under uvicorn until interrupted (blocking).
+@dataclass(frozen=True)
+class ServeOptions:
+    """Everything ``turnwire serve`` was told; picklable, so worker processes rebuild the same app."""
 
-    Settings come from ``TURNWIRE_*`` variables, then the given ``db_url``/``keepalive``. Raises
-    ``AgentLoadError`` for a bad agent spec or a default agent that is not among the agents.
-    """
-    import uvicorn
+    host: str = "127.0.0.1"
+    port: int = 8000
+    agent_specs: tuple[str, ...] = ()
+    default_agent: str = "demo"
+    settings: Settings = field(default_factory=Settings)
+    app_dir: str | None = "."
+    log_level: str = "info"
+    workers: int = 1
+    reload: bool = False
 
+
+def add_app_dir(app_dir: str | None) -> None:
+    """Put ``app_dir`` (default: the current directory) first on ``sys.path``, as uvicorn's
+    ``--app-dir`` does, so ``--agent x=my_app.agents:x`` imports from where the command runs."""
+    if app_dir is None:
+        return
+    path = os.path.abspath(app_dir)
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+
+def build_app(options: ServeOptions) -> FastAPI:
+    """The app ``options`` describe (called once per worker process)."""
     from turnwire.server.app import create_app
 
-    agents = parse_agent_specs(agent_specs)
-    if default_agent not in agents:
+    add_app_dir(options.app_dir)
+    logging.getLogger("turnwire").setLevel(options.log_level.upper())
+    agents = parse_agent_specs(options.agent_specs)
+    if options.default_agent not in agents:
         known = ", ".join(sorted(agents))
-        raise AgentLoadError(f"--default-agent {default_agent!r} is not an agent; known agents: {known}")
-    settings = Settings.from_env(db_url=db_url, keepalive_seconds=keepalive)
-    app = create_app(agents, default_agent=default_agent, settings=settings)
-    uvicorn.run(app, host=host, port=port, log_level="info")
+        raise AgentLoadError(
+            f"--default-agent {options.default_agent!r} is not an agent; known agents: {known}"
+        )
+    return create_app(agents, default_agent=options.default_agent, settings=options.settings)
+
+
+def serve(options: ServeOptions, sock: object | None = None, *, app: FastAPI | None = None) -> None:
+    """Run the app under uvicorn until interrupted (blocking): one process, ``workers`` processes
+    sharing one socket, or one process restarted on code changes (``reload``).
+
+    ``sock``: an already bound listening socket (``preflight.check_port``); else uvicorn binds.
+    ``app``: the app to serve in a single process (else each process builds its own).
+    """
+    import socket
+
+    import uvicorn
+    from uvicorn.supervisors import ChangeReload, Multiprocess
+
+    config = uvicorn.Config(
+        app if app is not None else functools.partial(build_app, options),
+        factory=app is None,
+        host=options.host,
+        port=options.port,
+        log_level=options.log_level,
+        workers=options.workers,
+        reload=options.reload,
+    )
+    if options.reload:  # uvicorn fills these only for an import-string app; ours is a factory
+        config.reload_dirs = [Path(options.app_dir or ".").resolve()]
+        config.reload_includes = ["*.py"]
+    server = uvicorn.Server(config)
+    if not isinstance(sock, socket.socket):
+        sock = config.bind_socket()
+    if options.reload:
+        ChangeReload(config, target=server.run, sockets=[sock]).run()
+    elif options.workers > 1:
+        Multiprocess(config, sockets=[sock]).run()
+    else:
+        server.run(sockets=[sock])
+        if not server.started:
+            raise SystemExit(1)

@@ -1,0 +1,1 @@
+"""`turnwire chat`: placeholder."""

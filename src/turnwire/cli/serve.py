@@ -1,0 +1,164 @@
+"""`turnwire serve`: check the configuration, print where everything is, then serve until Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import traceback
+from typing import Annotated, NoReturn
+
+import typer
+
+from turnwire.cli import app
+from turnwire.server.settings import DEFAULT_KEEPALIVE_SECONDS
+
+_DEFAULT_STORE = "$XDG_DATA_HOME/turnwire/turnwire.db (~/.local/share/turnwire/turnwire.db)"
+
+
+def _fail(message: str, exc: BaseException | None, debug: bool) -> NoReturn:
+    if debug and exc is not None:
+        traceback.print_exception(exc)
+    hint = "" if debug else " (--debug shows the traceback)" if exc is not None and exc.__cause__ else ""
+    typer.echo(f"turnwire serve: {message}{hint}", err=True)
+    raise typer.Exit(2)
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(metavar="ADDRESS", help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(metavar="PORT", help="TCP port, 1-65535.")] = 8000,
+    agent: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--agent",
+            metavar="NAME=MODULE:ATTR",
+            help="Serve an agent (repeatable), imported from --app-dir. 'demo' is built in.",
+        ),
+    ] = None,
+    default_agent: Annotated[
+        str, typer.Option(metavar="NAME", help="Agent behind POST /invoke and POST /chat.")
+    ] = "demo",
+    app_dir: Annotated[
+        str, typer.Option(metavar="DIR", help="Folder put first on the import path for --agent modules.")
+    ] = ".",
+    db: Annotated[
+        str | None,
+        typer.Option(
+            metavar="URL",
+            help=f"Conversation store: sqlite:///file.db, a path, or postgresql://user@host/db "
+            f"[env var: TURNWIRE_DB_URL; default: {_DEFAULT_STORE}]",
+        ),
+    ] = None,
+    redis: Annotated[
+        str | None,
+        typer.Option(
+            metavar="URL",
+            help="Redis for live task updates shared by several workers, redis://host:6379/0 "
+            "[env var: TURNWIRE_REDIS_URL; default: none, in-process]",
+        ),
+    ] = None,
+    keepalive: Annotated[
+        float | None,
+        typer.Option(
+            metavar="SECONDS",
+            help="Stream silence before an SSE keepalive comment; 0 = off "
+            f"[env var: TURNWIRE_KEEPALIVE_SECONDS; default: {DEFAULT_KEEPALIVE_SECONDS:g}]",
+        ),
+    ] = None,
+    vercel_client_version: Annotated[
+        str | None,
+        typer.Option(
+            "--vercel-client-version",
+            metavar="VERSION",
+            help="AI SDK major the Vercel streams target: 5, 6, 7 or default; a request's "
+            "x-ai-sdk-version header wins [env var: TURNWIRE_VERCEL_CLIENT_VERSION; default: default]",
+        ),
+    ] = None,
+    workers: Annotated[int, typer.Option(metavar="N", help="Worker processes sharing the port.")] = 1,
+    reload: Annotated[
+        bool, typer.Option("--reload", help="Restart when a .py file under --app-dir changes (development).")
+    ] = False,
+    log_level: Annotated[
+        str, typer.Option(metavar="LEVEL", help="critical, error, warning, info or debug.")
+    ] = "info",
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show the full traceback when the start fails.")
+    ] = False,
+) -> None:
+    """Serve agents over HTTP until Ctrl-C (Agenta, Vercel, Agentex, history).
+
+    Every other setting comes from TURNWIRE_* variables (see docs/server.md), e.g.
+    TURNWIRE_MAX_BODY_BYTES, TURNWIRE_APPROVAL_SECRET. A configuration that cannot work stops the
+    start with one line naming the option and exit code 2.
+
+    \b
+    Examples:
+      turnwire serve
+      turnwire serve --port 9000 --agent chat=my_app.agents:chat --default-agent chat
+      turnwire serve --db postgresql://me@localhost/turnwire --redis redis://localhost:6379/0 --workers 4
+    """
+    from turnwire import __version__
+    from turnwire.agents import AgentLoadError
+    from turnwire.server import preflight
+    from turnwire.server.banner import banner
+    from turnwire.server.run import LOG_LEVELS, ServeOptions, add_app_dir, build_app
+    from turnwire.server.run import serve as run_server
+
+    try:
+        settings = preflight.settings_from(
+            os.environ,
+            {
+                "db_url": db,
+                "keepalive_seconds": keepalive,
+                "vercel_client_version": vercel_client_version,
+                "redis_url": redis,
+            },
+        )
+        if log_level.lower() not in LOG_LEVELS:
+            raise preflight.ConfigError(
+                "--log-level", f"{log_level!r} is not a level", f"use {', '.join(LOG_LEVELS)}"
+            )
+        if workers < 1:
+            raise preflight.ConfigError(
+                "--workers", f"{workers} is not a number of processes", "use 1 or more"
+            )
+        if not 0 < port < 65536:
+            raise preflight.ConfigError("--port", f"{port} is not a TCP port", "use a number from 1 to 65535")
+        if not os.path.isdir(app_dir):
+            raise preflight.ConfigError(
+                "--app-dir", f"{app_dir} is not a folder", "give the folder of your package"
+            )
+        options = ServeOptions(
+            host=host,
+            port=port,
+            agent_specs=tuple(agent or ()),
+            default_agent=default_agent,
+            settings=settings,
+            app_dir=app_dir,
+            log_level=log_level.lower(),
+            workers=workers,
+            reload=reload,
+        )
+        add_app_dir(app_dir)
+        fastapi_app = build_app(options)
+        if settings.db_url:
+            preflight.check_db(settings.db_url, "--db" if db else "TURNWIRE_DB_URL")
+        if settings.redis_url:
+            preflight.check_redis(settings.redis_url, "--redis" if redis else "TURNWIRE_REDIS_URL")
+        sock = preflight.check_port(host, port)
+    except (preflight.ConfigError, AgentLoadError) as exc:
+        _fail(str(exc), exc, debug)
+    typer.echo(
+        banner(
+            host=host,
+            port=port,
+            agents=fastapi_app.state.agents,
+            default_agent=default_agent,
+            settings=settings,
+            app=fastapi_app,
+            workers=workers,
+            reload=reload,
+            version=__version__,
+        )
+    )
+    single = workers == 1 and not reload
+    run_server(options, sock, app=fastapi_app if single else None)

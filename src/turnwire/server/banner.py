@@ -1,0 +1,60 @@
+"""What ``turnwire serve`` prints once everything checked out: where to go, what runs, where data lives."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from fastapi import FastAPI
+
+from turnwire.server.preflight import display_url
+from turnwire.server.settings import Settings
+
+
+def store_location(settings: Settings) -> str:
+    """The store as a person would look for it: a file path for SQLite, else the URL without password."""
+    from turnwire.server.lifespan import default_db_url
+
+    url = settings.db_url or default_db_url()
+    if "://" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    if scheme.startswith("sqlite"):
+        return rest.removeprefix("/") or ":memory:"
+    return display_url(url)
+
+
+def banner(
+    *,
+    host: str,
+    port: int,
+    agents: Iterable[str],
+    default_agent: str,
+    settings: Settings,
+    app: FastAPI | None = None,
+    workers: int = 1,
+    reload: bool = False,
+    version: str = "",
+) -> str:
+    """The startup banner, one fact per line."""
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else ("[::1]" if host == "::" else host)
+    base = f"http://{shown}:{port}"
+    lines = [
+        f"turnwire {version} serving {base}"
+        + (f" (listening on all interfaces, {host})" if shown != host else "")
+    ]
+    if app is not None and any(getattr(r, "path", None) == "/" for r in app.routes):
+        lines.append(f"  page     {base}/")
+    lines.append(f"  API      {base}/invoke  {base}/chat  {base}/agents/<name>/invoke")
+    lines.append(f"  docs     {base}/docs  (OpenAPI: {base}/openapi.json)")
+    lines.append(f"  store    {store_location(settings)}")
+    if settings.redis_url:
+        lines.append(f"  redis    {display_url(settings.redis_url)}")
+    else:
+        lines.append("  redis    none (live task updates stay in this process)")
+    names = sorted(agents)
+    listed = ", ".join(f"{n} (default)" if n == default_agent else n for n in names)
+    lines.append(f"  agents   {listed}")
+    lines.append(f"  auth     none: anyone who can reach {shown}:{port} can use every route")
+    mode = "reload on code changes" if reload else f"{workers} worker{'s' if workers != 1 else ''}"
+    lines.append(f"  process  {mode}; Ctrl-C stops")
+    return "\n".join(lines)
