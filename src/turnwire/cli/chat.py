@@ -1,1 +1,151 @@
-"""`turnwire chat`: placeholder."""
+"""`turnwire chat`: talk to a turnwire (or any Agenta invoke protocol) server from the terminal."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
+
+from turnwire.cli import app
+from turnwire.cli.chat_view import TurnView, as_text
+from turnwire.client import DEFAULT_URL, Client, ClientError, ClientTurn, Session, tool_call_of
+from turnwire.model import InteractionKind
+
+QUIT = ("/quit", "/exit")
+
+
+@app.command()
+def chat(
+    url: Annotated[str, typer.Argument(metavar="URL", help="The server.")] = DEFAULT_URL,
+    agent: Annotated[
+        str | None, typer.Option(metavar="NAME", help="Talk to this agent (default: the server's default).")
+    ] = None,
+    session: Annotated[
+        str | None,
+        typer.Option(
+            metavar="ID", help="Session id: continue this conversation (its stored history is shown)."
+        ),
+    ] = None,
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format", metavar="FORMAT", help="agenta (POST /invoke, SSE frames) or vercel (POST /chat)."
+        ),
+    ] = "agenta",
+) -> None:
+    """Chat with an agent in the terminal.
+
+    Replies stream as they arrive; tool calls show as panels, reasoning dim. The agent's approval
+    requests are asked inline ([y/N]), and so are its questions. Ctrl-C stops the running turn;
+    Ctrl-D or /quit leaves. The session id is printed so you can come back with --session.
+    """
+    if fmt not in ("agenta", "vercel"):
+        typer.echo(f"turnwire chat: --format: {fmt!r} is not a format; use agenta or vercel", err=True)
+        raise typer.Exit(2)
+    console = Console(highlight=False)
+    client = Client(url, agent=agent, format=fmt)  # type: ignore[arg-type]
+    try:
+        try:
+            conv = client.session(session or f"chat-{uuid.uuid4().hex[:12]}", resume=session is not None)
+        except Exception as exc:
+            typer.echo(f"turnwire chat: cannot reach {url}: {exc}", err=True)
+            raise typer.Exit(1) from None
+        header = f"turnwire chat · {url} · agent {agent or '(default)'} · session {conv.id} · {fmt}"
+        console.print(Text(header, style="dim"))
+        view = TurnView(console)
+        if conv.history:
+            view.history(conv.history)
+        _loop(console, conv, view)
+        console.print(Text(f"resume with: turnwire chat {url} --session {conv.id}", style="dim"))
+    finally:
+        client.close()
+
+
+def _ask(console: Console, prompt: str) -> str | None:
+    """One line from the user; ``None`` on Ctrl-D."""
+    try:
+        return console.input(escape(prompt))
+    except EOFError:
+        return None
+
+
+def _loop(console: Console, conv: Session, view: TurnView) -> None:
+    while True:
+        try:
+            text = _ask(console, "you> ")
+        except KeyboardInterrupt:
+            console.print(Text("\n(Ctrl-D or /quit leaves)", style="dim"))
+            continue
+        if text is None or text.strip() in QUIT:
+            console.print()
+            return
+        if not text.strip():
+            continue
+        turn: ClientTurn | None = _start(console, conv.send, text)
+        while turn is not None:
+            turn = _play(console, turn, view)
+
+
+def _start(console: Console, begin: Callable[..., ClientTurn], *args: Any) -> ClientTurn | None:
+    try:
+        return begin(*args)
+    except ClientError as exc:
+        console.print(Text(f"the server refused the turn: {exc}", style="bold red"))
+    except Exception as exc:
+        console.print(Text(f"request failed: {exc}", style="bold red"))
+    return None
+
+
+def _play(console: Console, turn: ClientTurn, view: TurnView) -> ClientTurn | None:
+    """Show ``turn`` as it streams; answer what it asks; the next turn, if the user answered."""
+    try:
+        for event in turn:
+            view.show(event)
+    except KeyboardInterrupt:
+        view.close()
+        turn.cancel()
+        console.print(Text("(stopped)", style="yellow"))
+        return None
+    except Exception as exc:
+        view.close()
+        console.print(Text(f"the stream broke off: {exc}", style="bold red"))
+        return None
+    finally:
+        view.close()
+    pending = turn.pending
+    if not pending:
+        return None
+    decisions: dict[str, bool] = {}
+    for request in pending:
+        if request.kind == InteractionKind.USER_APPROVAL:
+            name, args = tool_call_of(request)
+            try:
+                answer = _ask(console, f"Approve {name} {as_text(args)}? [y/N] ")
+            except KeyboardInterrupt:
+                answer = None
+            if answer is None:
+                console.print(Text("(left unanswered)", style="yellow"))
+                return None
+            decisions[request.id] = answer.strip().lower() in ("y", "yes")
+        elif request.kind == InteractionKind.USER_INPUT:
+            payload = request.payload if isinstance(request.payload, dict) else {}
+            prompt = str(payload.get("prompt") or "The agent asks for input")
+            try:
+                reply = _ask(console, f"{prompt} > ")
+            except KeyboardInterrupt:
+                reply = None
+            if reply is None:
+                console.print(Text("(left unanswered)", style="yellow"))
+                return None
+            return _start(console, turn.answer, reply)
+        else:
+            console.print(
+                Text(f"the agent waits for a {request.kind} this terminal cannot answer", style="yellow")
+            )
+            return None
+    return _start(console, turn.decide, decisions) if decisions else None
