@@ -8,15 +8,22 @@ NODE_DIR := tests/conformance/node
 
 .PHONY: run test lint venv system-deps node-deps bench clean
 
-$(BIN)/turnwire: pyproject.toml
+# Two stamps: `make run` installs only what the server imports; `make test` adds the test tools.
+$(VENV)/.run-deps: pyproject.toml
+	test -d $(VENV) || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(VENV)/.dev-deps: pyproject.toml
 	test -d $(VENV) || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[dev]'
-	touch $@
+	touch $(VENV)/.run-deps $@
 
-venv: $(BIN)/turnwire
+venv: $(VENV)/.dev-deps
 
-run: venv
+run: $(VENV)/.run-deps
 	$(BIN)/turnwire serve --host $(HOST) --port $(PORT)
 
 system-deps:

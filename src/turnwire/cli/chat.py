@@ -21,7 +21,7 @@ QUIT = ("/quit", "/exit")
 
 @app.command()
 def chat(
-    url: Annotated[str, typer.Argument(metavar="URL", help="The server.")] = DEFAULT_URL,
+    url: Annotated[str, typer.Argument(metavar="URL", hidden=True, show_default=False)] = DEFAULT_URL,
     agent: Annotated[
         str | None, typer.Option(metavar="NAME", help="Talk to this agent (default: the server's default).")
     ] = None,
@@ -39,6 +39,8 @@ def chat(
     ] = "agenta",
 ) -> None:
     """Chat with an agent in the terminal.
+
+    URL is the server (default: http://127.0.0.1:8000, what `turnwire serve` starts).
 
     Replies stream as they arrive; tool calls show as panels, reasoning dim. The agent's approval
     requests are asked inline ([y/N]), and so are its questions. Ctrl-C stops the running turn;

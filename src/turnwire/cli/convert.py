@@ -55,7 +55,7 @@ def convert(
     target: Annotated[str, typer.Option("--to", metavar="FORMAT", help=f"Format to write: {_FORMATS}.")],
     file: Annotated[
         str | None,
-        typer.Argument(metavar="FILE", help="JSON array of messages; stdin when absent or '-'."),
+        typer.Argument(metavar="FILE", hidden=True, show_default=False),
     ] = None,
     example: Annotated[
         str | None,
@@ -67,6 +67,8 @@ def convert(
     ] = None,
 ) -> None:
     """Convert messages between wire formats (a JSON array in, pretty JSON out).
+
+    FILE holds a JSON array of messages; stdin is read when it is absent or '-'.
 
     Bad JSON, a non-array, an unknown format or messages the source format rejects: one line on
     stderr saying where (e.g. messages[3].content) and exit code 2.

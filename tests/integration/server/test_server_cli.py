@@ -35,8 +35,9 @@ def test_serve_prints_its_url_and_serves_the_configured_agents() -> None:
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
     try:
         assert proc.stdout is not None
-        line = proc.stdout.readline().decode()
-        assert f"http://127.0.0.1:{port}" in line and "alias" in line and "demo" in line
+        banner = [proc.stdout.readline().decode() for _ in range(8)]
+        assert f"http://127.0.0.1:{port}" in banner[0]
+        assert any("alias (default)" in line and "demo" in line for line in banner), banner
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 15
         while True:

@@ -100,3 +100,48 @@ def test_module_failing_at_import_is_reported_with_its_error(agent_module: str) 
 def test_load_error_is_a_value_error() -> None:
     with pytest.raises(ValueError):
         load_agent("x:")
+
+
+@pytest.mark.parametrize(
+    ("spec", "needle"),
+    [
+        ("json:dumps", "dumps, a function that is not an agent"),
+        ("os:system", "system, a built-in function that is not an agent"),
+        ("turnwire.model:Done", "the class Done"),
+    ],
+)
+def test_callables_that_are_not_agents_are_refused_at_load(spec: str, needle: str) -> None:
+    with pytest.raises(AgentLoadError) as info:
+        load_agent(spec)
+    assert needle in str(info.value)
+    assert "async generator function" in str(info.value) or "class" in str(info.value)
+
+
+def test_agent_shapes_that_are_accepted() -> None:
+    import functools
+    from collections.abc import AsyncIterator
+
+    from turnwire.agents.loader import agent_problem
+
+    async def gen(ctx: TurnContext) -> AsyncIterator[MessageEvent]:
+        yield MessageEvent("x")
+
+    def returns_iterator(ctx: TurnContext) -> AsyncIterator[MessageEvent]:
+        return gen(ctx)
+
+    def returns_iterator_str(ctx):  # type: ignore[no-untyped-def]
+        return gen(ctx)
+
+    returns_iterator_str.__annotations__["return"] = "AsyncIterator[Event]"
+
+    class Callable:
+        async def __call__(self, ctx: TurnContext) -> AsyncIterator[MessageEvent]:
+            yield MessageEvent("y")
+
+    def plain(ctx):  # type: ignore[no-untyped-def]
+        return gen(ctx)
+
+    for ok in (gen, returns_iterator, returns_iterator_str, Callable(), functools.partial(gen), demo_agent):
+        assert agent_problem(ok) is None, ok
+    assert agent_problem(plain) is not None  # no annotation: cannot tell without calling it
+    assert agent_problem(Callable) is not None  # the class itself is not an agent

@@ -1,0 +1,76 @@
+"""The command line explains itself: --version, plain help with defaults and env vars, no markup."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from turnwire import __version__
+from turnwire.cli import app
+from turnwire.cli.convert import example_names
+from turnwire.formats import names as format_names
+
+runner = CliRunner()
+
+
+def _help(*args: str) -> str:
+    result = runner.invoke(app, [*args, "--help"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_version_prints_the_package_version() -> None:
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.output.strip() == f"turnwire {__version__}"
+
+
+@pytest.mark.parametrize("command", [(), ("serve",), ("convert",), ("chat",)])
+def test_help_has_no_type_tags_or_rst_markup(command: tuple[str, ...]) -> None:
+    text = _help(*command)
+    assert not re.search(r"<(bool|int|str|float|path|list\[str\])>", text), text
+    assert "``" not in text and "╭" not in text
+
+
+def test_top_level_help_lists_every_command() -> None:
+    text = _help()
+    for command in ("serve", "chat", "convert"):
+        assert re.search(rf"^\s+{command}\s", text, re.M), text
+
+
+def test_serve_help_gives_defaults_and_env_vars() -> None:
+    text = " ".join(_help("serve").split())
+    for needle in (
+        "TURNWIRE_DB_URL",
+        "~/.local/share/turnwire/turnwire.db",
+        "TURNWIRE_REDIS_URL",
+        "TURNWIRE_KEEPALIVE_SECONDS",
+        "default: 15",
+        "TURNWIRE_VERCEL_CLIENT_VERSION",
+        "[default: 8000]",
+        "[default: 127.0.0.1]",
+        "--workers",
+        "--reload",
+        "--log-level",
+        "--app-dir",
+        "--debug",
+    ):
+        assert needle in text, needle
+
+
+def test_convert_help_lists_formats_and_examples() -> None:
+    text = " ".join(_help("convert").split())
+    for name in format_names():
+        assert name in text
+    examples = example_names()
+    assert examples
+    for name in examples:
+        assert name.replace("-", "- ") in text or name in text, name
+
+
+def test_chat_help_names_its_options() -> None:
+    text = _help("chat")
+    for needle in ("--agent", "--session", "--format", "http://127.0.0.1:8000", "Ctrl-C"):
+        assert needle in text
