@@ -172,9 +172,7 @@ class AsyncClientTurn:
         await self.result()
         return self.state.pending
 
-    async def decide(
-        self, decisions: Mapping[str | InteractionRequest, bool], *, reason: str | None = None
-    ) -> AsyncClientTurn:
+    async def decide(self, decisions: Mapping[str, bool], *, reason: str | None = None) -> AsyncClientTurn:
         await self.result()
         return await self.session._turn(self.state.decision_messages(decisions, reason), None)
 

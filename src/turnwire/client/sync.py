@@ -194,10 +194,8 @@ class ClientTurn:
         self.result()
         return self.state.pending
 
-    def decide(
-        self, decisions: Mapping[str | InteractionRequest, bool], *, reason: str | None = None
-    ) -> ClientTurn:
-        """Answer approval requests (``{request or its id: approved}``) and run the next turn."""
+    def decide(self, decisions: Mapping[str, bool], *, reason: str | None = None) -> ClientTurn:
+        """Answer approval requests (``{request id: approved}``) and run the next turn."""
         self.result()
         return self.session._turn(self.state.decision_messages(decisions, reason), None)
 

@@ -33,24 +33,21 @@ class TurnState:
         self.pending = pending if self.result.stop_reason == StopReason.PAUSED else []
         return self.result
 
-    def decision_messages(
-        self, decisions: Mapping[str | InteractionRequest, bool], reason: str | None
-    ) -> list[Message]:
+    def decision_messages(self, decisions: Mapping[str, bool], reason: str | None) -> list[Message]:
         waiting = {r.id: r for r in approvals(self.pending)}
         if not waiting:
             raise ValueError("this turn is not waiting for an approval")
         decided = {}
-        for key, approved in decisions.items():
-            request_id = key.id if isinstance(key, InteractionRequest) else key
+        for request_id, approved in decisions.items():
             if request_id not in waiting:
                 raise ValueError(f"no pending approval {request_id!r}; pending: {', '.join(waiting)}")
             decided[request_id] = (waiting[request_id], approved, reason)
         return self.conversation.decisions(decided)
 
-    def one_decision(self, request: str | InteractionRequest | None, approved: bool) -> dict[Any, bool]:
-        """``{request: approved}``; ``None`` means every pending approval."""
+    def one_decision(self, request: str | InteractionRequest | None, approved: bool) -> dict[str, bool]:
+        """``{request id: approved}``; ``None`` means every pending approval."""
         if request is not None:
-            return {request: approved}
+            return {request.id if isinstance(request, InteractionRequest) else request: approved}
         return {r.id: approved for r in approvals(self.pending)}
 
     def check_input_request(self) -> None:
