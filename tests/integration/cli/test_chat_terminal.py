@@ -1,0 +1,168 @@
+"""`turnwire chat` in a real pseudo-terminal against a real server: it streams, asks approvals
+inline, answers user input, stops a turn on Ctrl-C and goes on, leaves on Ctrl-D, and resumes."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from services import serve_app
+from turnwire.server import Settings, create_app
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
+
+
+@pytest.fixture(scope="module")
+def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    db = Path(tmp_path_factory.mktemp("chat-store")) / "chat.db"
+    with serve_app(create_app(settings=Settings(db_url=str(db)))) as url:
+        yield url
+
+
+class Terminal:
+    """A child process on a pty: ``send`` keys, ``expect`` text on the screen (ANSI stripped)."""
+
+    def __init__(self, *args: str) -> None:
+        pid, fd = pty.fork()
+        if pid == 0:  # the child: the chat, with the pty as its controlling terminal
+            env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "40"}
+            os.execvpe(
+                sys.executable, [sys.executable, "-c", "from turnwire.cli import app; app()", *args], env
+            )
+        self.pid, self.fd = pid, fd
+        self.screen = ""
+        self._seen = 0
+
+    def send(self, keys: str) -> None:
+        os.write(self.fd, keys.encode())
+
+    def expect(self, text: str, timeout: float = 20) -> str:
+        """Wait until ``text`` appears after what earlier expects matched; the output up to it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            at = self.screen.find(text, self._seen)
+            if at >= 0:
+                out = self.screen[self._seen : at + len(text)]
+                self._seen = at + len(text)
+                return out
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(
+                    f"{text!r} not on the screen; it shows:\n{self.screen[self._seen :][-3000:]}"
+                )
+            ready, _, _ = select.select([self.fd], [], [], min(left, 0.5))
+            if ready:
+                try:
+                    chunk = os.read(self.fd, 65536)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    raise AssertionError(f"the chat exited before {text!r}:\n{self.screen[-3000:]}")
+                self.screen += ANSI.sub("", chunk.decode("utf-8", "replace"))
+
+    def wait(self, timeout: float = 15) -> int:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with_status = os.waitpid(self.pid, os.WNOHANG)
+            if with_status[0] == self.pid:
+                os.close(self.fd)
+                return os.waitstatus_to_exitcode(with_status[1])
+            try:  # keep draining so the child never blocks on a full pty
+                if select.select([self.fd], [], [], 0.1)[0]:
+                    self.screen += ANSI.sub("", os.read(self.fd, 65536).decode("utf-8", "replace"))
+            except OSError:
+                time.sleep(0.1)
+        self.kill()
+        raise AssertionError("the chat did not exit")
+
+    def kill(self) -> None:
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+
+
+def test_a_chat_session_in_a_terminal(server_url: str) -> None:
+    term = Terminal("chat", server_url, "--session", "tty-1")
+    try:
+        term.expect("session tty-1")
+        term.expect("you> ")
+        term.send("weather in Paris\r")
+        shown = term.expect("It is sunny and 21 °C in Paris.")
+        assert "tool call: get_weather" in shown and '{"city": "Paris"}' in shown
+        assert "result: get_weather" in shown
+
+        term.expect("you> ")
+        term.send("delete notes.txt\r")
+        term.expect('Approve delete_file {"path": "notes.txt"}? [y/N] ')
+        term.send("y\r")
+        term.expect("Deleted notes.txt.")
+
+        term.expect("you> ")
+        term.send("ask me\r")
+        term.expect("What should I echo? > ")
+        term.send("blue\r")
+        term.expect("You answered: blue")
+
+        term.expect("you> ")
+        term.send("count to 100000\r")
+        term.expect("\n3 ")
+        term.send("\x03")  # Ctrl-C: stops the turn, not the program
+        term.expect("(stopped)")
+        term.expect("you> ")
+        term.send("still here?\r")
+        term.expect("You said: still here?")
+
+        term.expect("you> ")
+        term.send("\x04")  # Ctrl-D leaves
+        term.expect(f"resume with: turnwire chat {server_url} --session tty-1")
+        assert term.wait() == 0
+    finally:
+        term.kill()
+
+    again = Terminal("chat", server_url, "--session", "tty-1")
+    try:
+        history = again.expect("you> still here?")
+        for line in ("you> weather in Paris", "Deleted notes.txt.", "You answered: blue"):
+            assert line in history
+        again.expect("You said: still here?")
+        again.expect("you> ")
+        again.send("/quit\r")
+        assert again.wait() == 0
+    finally:
+        again.kill()
+
+
+def test_vercel_format_denies_inline(server_url: str) -> None:
+    term = Terminal("chat", server_url, "--format", "vercel", "--session", "tty-vercel")
+    try:
+        term.expect("you> ")
+        term.send("delete keep.txt\r")
+        term.expect('Approve delete_file {"path": "keep.txt"}? [y/N] ')
+        term.send("\r")  # the default is no
+        term.expect("denied: delete_file")
+        term.expect("I did not delete keep.txt.")
+        term.expect("you> ")
+        term.send("\x04")
+        assert term.wait() == 0
+    finally:
+        term.kill()
+
+
+def test_an_unreachable_server_is_one_line(tmp_path: Path) -> None:
+    term = Terminal("chat", "http://127.0.0.1:1", "--session", "x")
+    try:
+        term.expect("turnwire chat: cannot reach http://127.0.0.1:1")
+        assert term.wait() == 1
+    finally:
+        term.kill()
