@@ -308,7 +308,9 @@ COMMANDS: Final[list[tuple[re.Pattern[str], Handler]]] = [
 
 
 def demo_agent(ctx: TurnContext) -> AsyncIterator[Event]:
-    """The demo agent: answers the last user message per the command table above.
+    """Offline demo: weather in <city>, count to <n>, sleep <s>, delete <path>, ask me, fail, silent; else echo.
+
+    Answers the last user message by the first matching entry of ``COMMANDS``.
 
     Returns the handler's generator itself (no wrapping ``async for``), so a warm session's
     ``asend`` reaches the handler's ``yield``.
