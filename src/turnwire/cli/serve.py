@@ -142,6 +142,8 @@ def serve(
         fastapi_app = build_app(options)
         if settings.db_url:
             preflight.check_db(settings.db_url, "--db" if db else "TURNWIRE_DB_URL")
+        else:
+            preflight.check_default_db()
         if settings.redis_url:
             preflight.check_redis(settings.redis_url, "--redis" if redis else "TURNWIRE_REDIS_URL")
         sock = preflight.check_port(host, port)

@@ -41,6 +41,14 @@ OPTION_OF_FIELD = {
 def settings_from(environ: Mapping[str, str], overrides: Mapping[str, Any]) -> Settings:
     """``Settings.from_env(environ, **overrides)``; a value it refuses is a ``ConfigError`` naming
     the option when the value came from the command line, else the ``TURNWIRE_*`` variable."""
+    keepalive = environ.get(ENV_PREFIX + "KEEPALIVE_SECONDS")
+    if keepalive is not None and overrides.get("keepalive_seconds") is None:
+        try:
+            float(keepalive)
+        except ValueError:  # Settings.from_env falls back to the default; a command line says so
+            raise ConfigError(
+                ENV_PREFIX + "KEEPALIVE_SECONDS", f"{keepalive!r} is not a number", "use seconds, 0 = off"
+            ) from None
     try:
         return Settings.from_env(environ, **overrides)
     except ValidationError as exc:
@@ -134,6 +142,21 @@ def check_db(url: str, option: str = "--db") -> None:
             f"cannot open {display_url(url)} ({_first_line(exc)})",
             "check the URL and that the database runs",
         ) from exc
+
+
+def check_default_db() -> None:
+    """The default store (``$XDG_DATA_HOME/turnwire/turnwire.db``) can be created and opened."""
+    from turnwire.server.lifespan import default_db_url
+
+    try:
+        url = default_db_url()
+    except OSError as exc:
+        raise ConfigError(
+            "--db",
+            f"cannot create the default store folder ({exc.strerror}: {exc.filename})",
+            "set XDG_DATA_HOME to a writable folder or give --db",
+        ) from exc
+    check_db(url, "--db (default store)")
 
 
 def check_redis(url: str, option: str = "--redis") -> None:

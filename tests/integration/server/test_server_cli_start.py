@@ -71,6 +71,8 @@ def _run(args: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedPro
             "TURNWIRE_VERCEL_CLIENT_VERSION: 'latest' is not valid",
         ),
         ([], {"TURNWIRE_DB_URL": "mysql://x/y"}, "TURNWIRE_DB_URL: mysql:// databases are not supported"),
+        ([], {"TURNWIRE_KEEPALIVE_SECONDS": "soon"}, "TURNWIRE_KEEPALIVE_SECONDS: 'soon' is not a number"),
+        ([], {"XDG_DATA_HOME": "/proc/no-such/x"}, "--db: cannot create the default store folder"),
         (["--vercel-client-version", "4"], {}, "--vercel-client-version: '4' is not valid"),
         (["--agent", "x=json:dumps"], {}, "--agent x: agent spec 'json:dumps' names dumps"),
         (["--agent", "x=os:system"], {}, "--agent x: agent spec 'os:system' names system"),
