@@ -33,16 +33,14 @@ SHELL = [b for b in ALL if b.lang in ("bash", "sh")]
 PYTHON_FILES = sorted({b.file for b in ALL if b.lang == "python" and b.skip is None})
 
 # Examples the docs promise and the code does not keep yet: each is an open item of issue 15 the
-# lead fixes in the invoke route. Strict: once fixed, the test fails until the entry is removed.
+# lead fixes in the turn pipeline. Strict: once fixed, the test fails until the entry is removed.
 SHELL_GAPS = {
     (
         "docs/server.md",
         '"content":"fail"',
     ): "issue 15 item 3: a failed batch turn says 'Success', no error text",
 }
-APP_GAPS = {
-    "README.md": "issue 15 item 2: create_app(agents={'shout': shout}) keeps default agent 'demo' (404)",
-}
+APP_GAPS: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
@@ -215,9 +213,6 @@ VERCEL_INVOKES = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 15 item 7: Vercel parts without the header answer 200 'You said nothing.'"
-)
 @pytest.mark.parametrize(("block", "command"), VERCEL_INVOKES, ids=[b.id for b, _ in VERCEL_INVOKES])
 def test_a_vercel_example_without_its_header_is_refused(
     block: Block, command: str, servers: dict[str, str]
@@ -231,7 +226,6 @@ def test_a_vercel_example_without_its_header_is_refused(
     assert proc.stdout.strip().startswith("4"), proc.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="issue 15 item 7: top-level messages answer 200 'You said nothing.'")
 def test_messages_at_the_top_level_are_refused(servers: dict[str, str]) -> None:
     url = servers["README.md"]
     r = httpx.post(url + "/invoke", json={"messages": [{"role": "user", "content": "hi"}]}, timeout=10)

@@ -153,7 +153,7 @@ def serve(
         banner(
             host=host,
             port=port,
-            agents=fastapi_app.state.agents,
+            agents=fastapi_app.state.turnwire.agents,
             default_agent=default_agent,
             settings=settings,
             app=fastapi_app,
