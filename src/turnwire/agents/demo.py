@@ -308,7 +308,9 @@ COMMANDS: Final[list[tuple[re.Pattern[str], Handler]]] = [
 
 
 def demo_agent(ctx: TurnContext) -> AsyncIterator[Event]:
-    """Offline demo: weather in <city>, count to <n>, sleep <s>, delete <path>, ask me, fail, silent; else echo.
+    """Offline demo: weather in <city>, count to <n>, sleep <s>, delete <path>, ask me, fail, silent.
+
+    Anything else is echoed.
 
     Answers the last user message by the first matching entry of ``COMMANDS``.
 

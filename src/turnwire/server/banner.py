@@ -23,6 +23,21 @@ def store_location(settings: Settings) -> str:
     return display_url(url)
 
 
+def serves(app: FastAPI, path: str) -> bool:
+    """Whether ``GET path`` reaches a route of ``app`` (asked the way the router matches requests)."""
+    from starlette.routing import Match
+
+    scope = {
+        "type": "http",
+        "path": path,
+        "method": "GET",
+        "root_path": "",
+        "headers": [],
+        "query_string": b"",
+    }
+    return any(route.matches(scope)[0] is Match.FULL for route in app.router.routes)
+
+
 def banner(
     *,
     host: str,
@@ -42,7 +57,7 @@ def banner(
         f"turnwire {version} serving {base}"
         + (f" (listening on all interfaces, {host})" if shown != host else "")
     ]
-    if app is not None and any(getattr(r, "path", None) == "/" for r in app.routes):
+    if app is not None and serves(app, "/"):
         lines.append(f"  page     {base}/")
     lines.append(f"  API      {base}/invoke  {base}/chat  {base}/agents/<name>/invoke")
     lines.append(f"  docs     {base}/docs  (OpenAPI: {base}/openapi.json)")

@@ -74,3 +74,32 @@ def test_chat_help_names_its_options() -> None:
     text = _help("chat")
     for needle in ("--agent", "--session", "--format", "http://127.0.0.1:8000", "Ctrl-C"):
         assert needle in text
+
+
+def test_the_banner_shows_a_page_only_when_the_app_serves_one() -> None:
+    from fastapi import APIRouter
+
+    from turnwire.server import Settings, create_app
+    from turnwire.server.banner import banner
+
+    settings = Settings(
+        db_url="postgresql://me:secret@db.example/turnwire", redis_url="redis://:pw@cache:6379/0"
+    )
+    app = create_app(settings=settings)
+    text = banner(
+        host="0.0.0.0", port=9000, agents=["demo"], default_agent="demo", settings=settings, app=app
+    )
+    assert "page" not in text
+    assert "secret" not in text and "pw@" not in text
+    assert "store    postgresql://me:***@db.example/turnwire" in text
+    assert "redis    redis://:***@cache:6379/0" in text
+    assert text.splitlines()[0].endswith(
+        "serving http://127.0.0.1:9000 (listening on all interfaces, 0.0.0.0)"
+    )
+    page = APIRouter()
+    page.add_api_route("/", lambda: "hello", methods=["GET"])
+    app.include_router(page)
+    text = banner(
+        host="127.0.0.1", port=9000, agents=["demo"], default_agent="demo", settings=settings, app=app
+    )
+    assert "  page     http://127.0.0.1:9000/" in text
