@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from turnwire.cli import app
+from turnwire.cli import app, chat_history
 from turnwire.cli.chat_view import TurnView, as_text
 from turnwire.client import DEFAULT_URL, Client, ClientError, ClientTurn, Session, tool_call_of
 from turnwire.model import InteractionKind
@@ -44,7 +44,9 @@ def chat(
 
     Replies stream as they arrive; tool calls show as panels, reasoning dim. The agent's approval
     requests are asked inline ([y/N]), and so are its questions. Ctrl-C stops the running turn;
-    Ctrl-D or /quit leaves. The session id is printed so you can come back with --session.
+    Ctrl-D or /quit leaves. The session id is printed so you can come back with --session: the
+    history comes from the server, or from the local copy in ~/.local/share/turnwire/chats when the
+    server keeps none.
     """
     if fmt not in ("agenta", "vercel"):
         typer.echo(f"turnwire chat: --format: {fmt!r} is not a format; use agenta or vercel", err=True)
@@ -54,6 +56,8 @@ def chat(
     try:
         try:
             conv = client.session(session or f"chat-{uuid.uuid4().hex[:12]}", resume=session is not None)
+            if session is not None and not conv.history:  # a server that keeps no history
+                conv.conversation.history = chat_history.load(conv.id, fmt)
         except Exception as exc:
             typer.echo(f"turnwire chat: cannot reach {url}: {exc}", err=True)
             raise typer.Exit(1) from None
@@ -62,7 +66,7 @@ def chat(
         view = TurnView(console)
         if conv.history:
             view.history(conv.history)
-        _loop(console, conv, view)
+        _loop(console, conv, view, lambda: chat_history.save(conv.id, url, fmt, conv.history))
         console.print(Text(f"resume with: turnwire chat {url} --session {conv.id}", style="dim"))
     finally:
         client.close()
@@ -76,7 +80,7 @@ def _ask(console: Console, prompt: str) -> str | None:
         return None
 
 
-def _loop(console: Console, conv: Session, view: TurnView) -> None:
+def _loop(console: Console, conv: Session, view: TurnView, save: Callable[[], None]) -> None:
     while True:
         try:
             text = _ask(console, "you> ")
@@ -91,6 +95,7 @@ def _loop(console: Console, conv: Session, view: TurnView) -> None:
         turn: ClientTurn | None = _start(console, conv.send, text)
         while turn is not None:
             turn = _play(console, turn, view)
+            save()
 
 
 def _start(console: Console, begin: Callable[..., ClientTurn], *args: Any) -> ClientTurn | None:

@@ -90,10 +90,21 @@ class AsyncSession:
     async def send(
         self, text: str | Sequence[Message], *, transport: Transport | None = None
     ) -> AsyncClientTurn:
+        checkpoint = self.conversation.checkpoint()
         new = self.conversation.user(text) if isinstance(text, str) else list(text)
-        return await self._turn(new, transport)
+        return await self._turn(new, transport, checkpoint)
 
-    async def _turn(self, new: list[Message], transport: Transport | None) -> AsyncClientTurn:
+    async def _turn(
+        self, new: list[Message], transport: Transport | None, checkpoint: list[Message]
+    ) -> AsyncClientTurn:
+        """Run one turn; a refused or failed request leaves the history as it was."""
+        try:
+            return await self._request(new, transport)
+        except BaseException:
+            self.conversation.rollback(checkpoint)
+            raise
+
+    async def _request(self, new: list[Message], transport: Transport | None) -> AsyncClientTurn:
         transport = transport or self.client.transport
         req = self.conversation.request(new, transport)
         http = self.client.http
@@ -174,7 +185,13 @@ class AsyncClientTurn:
 
     async def decide(self, decisions: Mapping[str, bool], *, reason: str | None = None) -> AsyncClientTurn:
         await self.result()
-        return await self.session._turn(self.state.decision_messages(decisions, reason), None)
+        checkpoint = self.session.conversation.checkpoint()
+        try:
+            messages = self.state.decision_messages(decisions, reason)
+        except ValueError:
+            self.session.conversation.rollback(checkpoint)
+            raise
+        return await self.session._turn(messages, None, checkpoint)
 
     async def approve(
         self, request: str | InteractionRequest | None = None, *, reason: str | None = None

@@ -61,6 +61,13 @@ class Conversation:
         if self.format not in ("agenta", "vercel"):
             raise ValueError(f"format must be 'agenta' or 'vercel', not {self.format!r}")
 
+    def checkpoint(self) -> list[Message]:
+        """A copy of the history to ``rollback`` to when a turn's request is refused or fails."""
+        return [Message(m.role, list(m.content), m.id, m.display_content, m.metadata) for m in self.history]
+
+    def rollback(self, checkpoint: list[Message]) -> None:
+        self.history = checkpoint
+
     # ------------------------------------------------------------------ requests
 
     def request(self, new: Sequence[Message], transport: Transport = "sse") -> Request:

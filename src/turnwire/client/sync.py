@@ -106,10 +106,19 @@ class Session:
         return self.conversation.history
 
     def send(self, text: str | Sequence[Message], *, transport: Transport | None = None) -> ClientTurn:
+        checkpoint = self.conversation.checkpoint()
         new = self.conversation.user(text) if isinstance(text, str) else list(text)
-        return self._turn(new, transport)
+        return self._turn(new, transport, checkpoint)
 
-    def _turn(self, new: list[Message], transport: Transport | None) -> ClientTurn:
+    def _turn(self, new: list[Message], transport: Transport | None, checkpoint: list[Message]) -> ClientTurn:
+        """Run one turn; a refused or failed request leaves the history as it was."""
+        try:
+            return self._request(new, transport)
+        except BaseException:
+            self.conversation.rollback(checkpoint)
+            raise
+
+    def _request(self, new: list[Message], transport: Transport | None) -> ClientTurn:
         transport = transport or self.client.transport
         req = self.conversation.request(new, transport)
         http = self.client.http
@@ -197,7 +206,13 @@ class ClientTurn:
     def decide(self, decisions: Mapping[str, bool], *, reason: str | None = None) -> ClientTurn:
         """Answer approval requests (``{request id: approved}``) and run the next turn."""
         self.result()
-        return self.session._turn(self.state.decision_messages(decisions, reason), None)
+        checkpoint = self.session.conversation.checkpoint()
+        try:
+            messages = self.state.decision_messages(decisions, reason)
+        except ValueError:
+            self.session.conversation.rollback(checkpoint)
+            raise
+        return self.session._turn(messages, None, checkpoint)
 
     def approve(
         self, request: str | InteractionRequest | None = None, *, reason: str | None = None

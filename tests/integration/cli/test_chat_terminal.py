@@ -166,3 +166,31 @@ def test_an_unreachable_server_is_one_line(tmp_path: Path) -> None:
         assert term.wait() == 1
     finally:
         term.kill()
+
+
+def test_a_server_that_stores_nothing_is_resumed_from_the_local_copy(tmp_path: Path) -> None:
+    from foreign_agenta import foreign_app
+
+    with serve_app(foreign_app()) as url:
+        term = Terminal("chat", url, "--session", "foreign-tty")
+        try:
+            term.expect("you> ")
+            term.send("remove it\r")
+            term.expect('Approve rm {"path": "/tmp/x"}? [y/N] ')
+            term.send("y\r")
+            term.expect("decision seen:")
+            term.expect("you> ")
+            term.send("\x04")
+            assert term.wait() == 0
+        finally:
+            term.kill()
+        again = Terminal("chat", url, "--session", "foreign-tty")
+        try:
+            shown = again.expect("you> remove it")
+            assert "session foreign-tty" in shown
+            again.expect("decision seen:")
+            again.expect("you> ")
+            again.send("\x04")
+            assert again.wait() == 0
+        finally:
+            again.kill()

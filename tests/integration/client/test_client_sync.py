@@ -140,3 +140,21 @@ def test_refused_requests_raise_client_errors(server_url: str) -> None:
 def test_a_named_agent(server_url: str) -> None:
     with Client(server_url, agent="demo", format="vercel") as client:
         assert _texts(client.send("hi").result())[-1] == "You said: hi"
+
+
+def test_a_refused_turn_leaves_the_history_as_it_was(server_url: str) -> None:
+    with Client(server_url) as client:
+        session = client.session(_sid())
+        session.send("hello").result()
+        paused = session.send("delete notes.txt")
+        paused.result()
+        before = [(m.role, len(m.content)) for m in session.history]
+        with pytest.raises(ValueError, match="no pending approval"):
+            paused.decide({"ap_not_issued": True})
+        assert [(m.role, len(m.content)) for m in session.history] == before
+        session.conversation.agent = "ghost"
+        with pytest.raises(ClientError):
+            session.send("to nobody")
+        assert [(m.role, len(m.content)) for m in session.history] == before
+        session.conversation.agent = None
+        assert _texts(paused.approve().result())[-1] == "Deleted notes.txt."
