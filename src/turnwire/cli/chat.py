@@ -55,6 +55,7 @@ def chat(
     client = Client(url, agent=agent, format=fmt)  # type: ignore[arg-type]
     try:
         try:
+            client.http.get("/health", timeout=5)  # any answer will do: only a dead address stops here
             conv = client.session(session or f"chat-{uuid.uuid4().hex[:12]}", resume=session is not None)
             if session is not None and not conv.history:  # a server that keeps no history
                 conv.conversation.history = chat_history.load(conv.id, fmt)

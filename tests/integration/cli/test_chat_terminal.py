@@ -160,7 +160,7 @@ def test_vercel_format_denies_inline(server_url: str) -> None:
 
 
 def test_an_unreachable_server_is_one_line(tmp_path: Path) -> None:
-    term = Terminal("chat", "http://127.0.0.1:1", "--session", "x")
+    term = Terminal("chat", "http://127.0.0.1:1")  # a new session: checked before the first prompt
     try:
         term.expect("turnwire chat: cannot reach http://127.0.0.1:1")
         assert term.wait() == 1
