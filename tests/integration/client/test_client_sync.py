@@ -139,6 +139,7 @@ def test_refused_requests_raise_client_errors(server_url: str) -> None:
 
 def test_a_named_agent(server_url: str) -> None:
     with Client(server_url, agent="demo", format="vercel") as client:
+        assert client.agents() == ["demo"]
         assert _texts(client.send("hi").result())[-1] == "You said: hi"
 
 

@@ -214,3 +214,31 @@ def test_reload_picks_up_a_changed_agent(tmp_path: Path) -> None:
                     break
             assert time.monotonic() < deadline, "the server did not reload"
             time.sleep(0.3)
+
+
+def test_log_level_decides_what_the_server_logs(tmp_path: Path) -> None:
+    logs = {}
+    for level in ("info", "warning"):
+        port = free_port()
+        proc = subprocess.Popen(
+            [*TURNWIRE, "serve", "--port", str(port), "--log-level", level],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,  # uvicorn's access log goes to stdout, the rest to stderr
+            text=True,
+            env=_env(tmp_path),
+            cwd=tmp_path,
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                with contextlib.suppress(httpx.TransportError):
+                    if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                        break
+                assert time.monotonic() < deadline and proc.poll() is None
+                time.sleep(0.1)
+        finally:
+            proc.send_signal(signal.SIGINT)
+            logs[level] = proc.communicate(timeout=15)[0]
+    assert '"GET /health HTTP/1.1" 200' in logs["info"]
+    assert "GET /health" not in logs["warning"] and "INFO:" not in logs["warning"]
+    assert "serving http://127.0.0.1:" in logs["warning"]  # the banner is not a log line
