@@ -121,8 +121,10 @@ class TurnView:
         return Markdown(self._buffer)
 
     def _refresh(self) -> None:
+        # Redrawn by Live's own timer (12 times a second), not once per delta: re-rendering the
+        # whole markdown on every delta would cost quadratic time on a long reply.
         if self._live is not None:
-            self._live.update(self._renderable(), refresh=True)
+            self._live.update(self._renderable())
 
     def close(self) -> None:
         """Finish the part being streamed (its last rendering stays on screen)."""
