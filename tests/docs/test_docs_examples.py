@@ -8,8 +8,8 @@
   Each answer must be 2xx and well-formed: JSON, SSE whose data lines are JSON (`[DONE]` aside), or
   NDJSON. A batch answer that reports an error must carry its text.
 - Python blocks of one document run in order in one namespace (later blocks use earlier names),
-  with `http://127.0.0.1:8000` pointed at the test server. An `app` they build is served and every
-  POST route ending in `/invoke` must answer a turn.
+  with `http://127.0.0.1:8000` (or `localhost:8000`) pointed at the test server. An `app` they
+  build is served and every POST route ending in `/invoke` must answer a turn.
 """
 
 from __future__ import annotations
@@ -158,7 +158,9 @@ def namespaces(
                 for block in (b for b in ALL if b.file == file and b.lang == "python"):
                     if block.skip:
                         continue
-                    code = block.code.replace("http://127.0.0.1:8000", url)
+                    code = block.code.replace("http://127.0.0.1:8000", url).replace(
+                        "http://localhost:8000", url
+                    )
                     try:
                         exec(compile(code, block.id, "exec"), ns)
                     except BaseException as exc:
