@@ -23,14 +23,18 @@ def store_location(settings: Settings) -> str:
     return display_url(url)
 
 
-def serves(app: FastAPI, path: str) -> bool:
-    """Whether ``GET path`` reaches a route of ``app`` (asked the way the router matches requests)."""
+DOORS = ("/invoke", "/chat", "/agui", "/v1/chat/completions")
+"""The POST routes a client starts a turn on, listed in the banner when the app serves them."""
+
+
+def serves(app: FastAPI, path: str, method: str = "GET") -> bool:
+    """Whether ``method path`` reaches a route of ``app`` (asked the way the router matches requests)."""
     from starlette.routing import Match
 
     scope = {
         "type": "http",
         "path": path,
-        "method": "GET",
+        "method": method,
         "root_path": "",
         "headers": [],
         "query_string": b"",
@@ -59,7 +63,8 @@ def banner(
     ]
     if app is not None and serves(app, "/"):
         lines.append(f"  page     {base}/")
-    lines.append(f"  API      {base}/invoke  {base}/chat  {base}/agents/<name>/invoke")
+    doors = [d for d in DOORS if app is None or serves(app, d, "POST")] or list(DOORS[:1])
+    lines.append("  API      " + "  ".join(f"{base}{d}" for d in doors) + "  (per agent: /agents/<name>/…)")
     lines.append(f"  docs     {base}/docs  (OpenAPI: {base}/openapi.json)")
     lines.append(f"  store    {store_location(settings)}")
     if settings.redis_url:

@@ -90,6 +90,9 @@ def test_the_banner_shows_a_page_only_when_the_app_serves_one() -> None:
         host="0.0.0.0", port=9000, agents=["demo"], default_agent="demo", settings=settings, app=app
     )
     assert "page" not in text
+    api = next(line for line in text.splitlines() if line.startswith("  API"))
+    for door in ("/invoke", "/chat", "/agui", "/v1/chat/completions"):
+        assert f"http://127.0.0.1:9000{door} " in api + " ", door
     assert "secret" not in text and "pw@" not in text
     assert "store    postgresql://me:***@db.example/turnwire" in text
     assert "redis    redis://:***@cache:6379/0" in text
