@@ -34,11 +34,10 @@ PYTHON_FILES = sorted({b.file for b in ALL if b.lang == "python" and b.skip is N
 
 # Examples the docs promise and the code does not keep yet: each is an open item of issue 15 the
 # lead fixes in the turn pipeline. Strict: once fixed, the test fails until the entry is removed.
-SHELL_GAPS = {
-    (
-        "docs/server.md",
-        '"content":"fail"',
-    ): "issue 15 item 3: a failed batch turn says 'Success', no error text",
+SHELL_GAPS: dict[tuple[str, str], str] = {}
+FAILING_ANSWERS = {
+    # A failed batch turn answers 500 (status.failure_code) with the failure's text in the body.
+    ("docs/server.md", '"content":"fail"'): '"message":"Agent run failed: demo failure requested"',
 }
 APP_GAPS: dict[str, str] = {}
 
@@ -102,7 +101,9 @@ def _check_answer(out: str) -> None:
             assert "Agent run failed" in out, f"a failed turn without its error text: {out[:500]}"
 
 
-def _run_shell(block: Block, url: str, values: dict[str, str]) -> list[str]:
+def _run_shell(block: Block, url: str, values: dict[str, str], failing: str | None = None) -> list[str]:
+    """Run the block's curl commands; ``failing``: the HTTP error the block shows on purpose, and a
+    piece of the body it must carry."""
     outputs = []
     for command in shell_commands(block.code):
         assert command.lstrip().startswith("curl "), (
@@ -113,6 +114,10 @@ def _run_shell(block: Block, url: str, values: dict[str, str]) -> list[str]:
         assert "<" not in filled.replace("<=", ""), f"{block.id}: a placeholder nothing filled: {filled}"
         script = f'curl() {{ command curl --fail-with-body --max-time 30 "$@"; }}\n{filled}'
         proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+        if failing is not None:
+            assert proc.returncode == 22 and failing in proc.stdout, f"{block.id}: {proc.stdout}"
+            outputs.append(proc.stdout)
+            continue
         assert proc.returncode == 0, (
             f"{block.id}: exit {proc.returncode} for\n{filled}\n{proc.stdout}{proc.stderr}"
         )
@@ -129,7 +134,11 @@ def test_shell_example(block: Block, servers: dict[str, str], request: pytest.Fi
     for (file, needle), reason in SHELL_GAPS.items():
         if file == block.file and needle in block.code:
             request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
-    _run_shell(block, servers[block.file], {})
+    failing = next(
+        (body for (f, needle), body in FAILING_ANSWERS.items() if f == block.file and needle in block.code),
+        None,
+    )
+    _run_shell(block, servers[block.file], {}, failing)
 
 
 def test_every_runnable_block_is_run_or_says_why() -> None:
