@@ -35,8 +35,10 @@ def _str(obj: dict[str, Any], key: str, loc: Loc) -> str:
 
 def _common(obj: dict[str, Any], loc: Loc) -> tuple[str, str]:
     author = obj.get("author")
+    if author is None:
+        raise _fail("field required", (*loc, "author"), "missing")
     if author not in AUTHORS:
-        raise _fail("field required" if author is None else "must be 'user' or 'agent'", (*loc, "author"))
+        raise _fail("must be 'user' or 'agent'", (*loc, "author"))
     style = obj.get("style")
     if style is None:
         style = "static"
@@ -109,8 +111,10 @@ def _reasoning(obj: dict[str, Any], loc: Loc) -> dict[str, Any]:
 
 def _dict(obj: dict[str, Any], key: str, loc: Loc) -> dict[str, Any]:
     value = obj.get(key)
+    if value is None:
+        raise _fail("field required", (*loc, key), "missing")
     if not isinstance(value, dict):
-        raise _fail("field required" if value is None else "must be an object", (*loc, key))
+        raise _fail("must be an object", (*loc, key))
     return value
 
 
