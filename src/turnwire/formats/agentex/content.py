@@ -37,12 +37,12 @@ def _common(obj: dict[str, Any], loc: Loc) -> tuple[str, str]:
     author = obj.get("author")
     if author is None:
         raise _fail("field required", (*loc, "author"), "missing")
-    if author not in AUTHORS:
+    if not isinstance(author, str) or author not in AUTHORS:
         raise _fail("must be 'user' or 'agent'", (*loc, "author"))
     style = obj.get("style")
     if style is None:
         style = "static"
-    elif style not in STYLES:
+    elif not isinstance(style, str) or style not in STYLES:
         raise _fail("must be 'static' or 'active'", (*loc, "style"))
     return author, style
 
@@ -76,7 +76,7 @@ def _text(obj: dict[str, Any], loc: Loc) -> dict[str, Any]:
     fmt = obj.get("format")
     if fmt is None:
         fmt = "plain"
-    elif fmt not in FORMATS:
+    elif not isinstance(fmt, str) or fmt not in FORMATS:
         raise _fail("must be 'markdown', 'plain' or 'code'", (*loc, "format"))
     return {
         "type": "text",

@@ -342,6 +342,15 @@ def test_each_invalid_field_fails_with_its_exact_loc(
         assert err.msg == msg
 
 
+@pytest.mark.parametrize("field", ["author", "style", "format"])
+@pytest.mark.parametrize("value", [["user"], {"agent": 1}, 3])
+def test_a_choice_field_of_the_wrong_json_type_is_an_input_error_not_a_crash(field: str, value: Any) -> None:
+    # A list or object here once reached a frozenset membership test and raised TypeError (a 500).
+    raw = {"type": "text", "author": "user", "content": "x"} | {field: value}
+    err = error_of(raw)
+    assert (err.loc, err.type) == (("content", field), "invalid")
+
+
 GOOD_ATTACHMENT = {"file_id": "f", "name": "n", "size": 1, "type": "t"}
 
 
