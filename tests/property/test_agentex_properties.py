@@ -16,8 +16,10 @@ from turnwire.formats.agentex import normalize_content, parse_messages, render_m
 from turnwire.model import (
     AttachmentBlock,
     DataBlock,
+    ImageBlock,
     Message,
     ReasoningBlock,
+    ResourceBlock,
     TextBlock,
     ToolCallBlock,
     ToolResultBlock,
@@ -37,13 +39,15 @@ json_values = st.recursive(
 )
 json_objects = st.dictionaries(st.text(max_size=6), json_values, max_size=4)
 short_text = st.text(max_size=10)
+opt_size = st.none() | st.integers(min_value=0, max_value=10**12)
 styles = st.sampled_from(["static", "active"])
 
 # ------------------------------------------------------------------------- canonical -> agentex -> canonical
 # What Agentex can express: one content per message, so one block per message (a text may carry
 # its attachments); ``author`` user|agent, so role user or assistant, and ``tool`` for tool blocks;
-# ``data`` an unnamed object; tool ``arguments`` an object; ids and names strings. What the model
-# has no field for rides in ``metadata["agentex"]`` exactly as ``content_to_message`` puts it.
+# images, resources and named data as the data contents they are stored as; tool ``arguments`` an
+# object; ids and names strings. What the model has no field for rides in ``metadata["agentex"]``
+# exactly as ``content_to_message`` puts it.
 
 
 def _message(role: str, blocks: list[Any], msg_id: str | None, meta: dict[str, Any]) -> Message:
@@ -85,10 +89,28 @@ def reasoning_messages(draw: st.DrawFn) -> Message:
     return _message(role, [ReasoningBlock(text, summary=summary)], draw(st.none() | short_text), meta)
 
 
+opt_text = st.none() | short_text
+file_blocks = st.one_of(
+    *(
+        st.builds(cls, data=short_text, uri=opt_text, mime_type=opt_text, filename=opt_text, size=opt_size)
+        | st.builds(cls, data=opt_text, uri=short_text, mime_type=opt_text, filename=opt_text, size=opt_size)
+        for cls in (ImageBlock, ResourceBlock)
+    )
+)
+# An unnamed object with exactly the keys ``name`` and ``value`` reads as the wrapped form of a
+# named block: the one data shape Agentex cannot tell apart.
+unnamed_objects = json_objects.filter(lambda d: d.keys() != {"name", "value"})
+data_blocks = (
+    st.builds(DataBlock, unnamed_objects)
+    | st.builds(DataBlock, json_values, short_text)
+    | st.builds(DataBlock, json_values.filter(lambda v: not isinstance(v, dict)))
+)
+
+
 @st.composite
 def data_messages(draw: st.DrawFn) -> Message:
     role = draw(st.sampled_from(["user", "assistant"]))
-    block = DataBlock(draw(json_objects))
+    block = draw(data_blocks | file_blocks)
     return _message(role, [block], draw(st.none() | short_text), _style_meta(draw(styles)))
 
 

@@ -309,6 +309,38 @@ def test_agenta_keeps_an_interrupted_partial_answer_as_one_assistant_message() -
     ]
 
 
+# --------------------------------------------------------------------------- files
+
+
+IMAGE = {
+    "type": "data",
+    "author": "user",
+    "style": "static",
+    "data": {"type": "image", "uri": "https://x/a.png", "mime_type": "image/png"},
+}
+"""A user's image as the store keeps it (Agentex has no image content: a data content of this shape)."""
+
+
+def test_a_stored_image_renders_as_a_vercel_file_part() -> None:
+    out = render_conversation([record("m1", text("user", "see")), record("m2", IMAGE)], "vercel")
+    assert out[1] == {
+        "id": "m2",
+        "role": "user",
+        "parts": [{"type": "file", "mediaType": "image/png", "url": "https://x/a.png"}],
+    }
+
+
+def test_a_stored_image_renders_as_an_agenta_image_block() -> None:
+    out = render_conversation([record("m2", IMAGE)], "agenta")
+    assert out == [
+        {
+            "role": "user",
+            "id": "m2",
+            "content": [{"type": "image", "uri": "https://x/a.png", "mimeType": "image/png"}],
+        }
+    ]
+
+
 # --------------------------------------------------------------------------- formats
 
 

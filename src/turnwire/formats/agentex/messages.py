@@ -3,7 +3,9 @@
 One content becomes one canonical ``Message``; a canonical message with N blocks renders to N
 contents. What the canonical model has no field for (``style``, ``format``, a non-default author,
 the exact reasoning ``content`` list, ``attachments: []``) rides in ``Message.metadata["agentex"]``
-so agentex -> canonical -> agentex is exact for normalised content.
+so agentex -> canonical -> agentex is exact for normalised content. Images, resources and named
+data have no content type: they are stored as data contents of a fixed shape and read back as the
+same blocks.
 """
 
 from __future__ import annotations
@@ -73,8 +75,37 @@ def _reasoning_parts(text: str) -> list[str] | None:
     return [text] if text else None
 
 
+_FILE_BLOCKS: Final = {"image": ImageBlock, "resource": ResourceBlock}
+_FILE_FIELDS: Final = {"type": str, "data": str, "uri": str, "mime_type": str, "filename": str, "size": int}
+
+
+def _file_block(data: dict[str, Any]) -> Block | None:
+    """The image/resource block ``_fallback_content`` stored as this data, if it is exactly that shape."""
+    cls = _FILE_BLOCKS.get(data.get("type"))  # type: ignore[arg-type]
+    if cls is None or not (isinstance(data.get("data"), str) or isinstance(data.get("uri"), str)):
+        return None
+    for key, value in data.items():
+        kind = _FILE_FIELDS.get(key)
+        if kind is None or not isinstance(value, kind) or isinstance(value, bool):
+            return None
+    return cls(**{k: v for k, v in data.items() if k != "type"})
+
+
+def _named_data(data: dict[str, Any]) -> Block | None:
+    """The named or non-object data block ``_data_content`` wrapped as ``{name, value}``, if any."""
+    if data.keys() != {"name", "value"}:
+        return None
+    name, value = data["name"], data["value"]
+    if isinstance(name, str) or (name is None and not isinstance(value, dict)):
+        return DataBlock(value, name)
+    return None
+
+
 def _data_blocks(c: dict[str, Any], meta: dict[str, Any]) -> list[Block]:
-    return [DataBlock(c["data"])]
+    # Blocks Agentex has no type for were stored as data (``_fallback_content``, ``_data_content``):
+    # read them back as the blocks they were, so a stored conversation keeps its images and names.
+    data = c["data"]
+    return [_file_block(data) or _named_data(data) or DataBlock(data)]
 
 
 def _tool_request_blocks(c: dict[str, Any], meta: dict[str, Any]) -> list[Block]:

@@ -554,3 +554,51 @@ def test_task_messages_parsed_and_rendered_keep_their_ids_and_contents() -> None
     msgs = parse_messages(records)
     assert [m.id for m in msgs] == [f"m{i}" for i in range(len(NORMALISED))]
     assert render_messages(msgs) == NORMALISED
+
+
+# --------------------------------------------------------------------------- blocks stored as data come back
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        ImageBlock(uri="https://x/i.png", mime_type="image/png"),
+        ImageBlock(data="aGk=", mime_type="image/png", filename="i.png", size=2),
+        ResourceBlock(uri="https://x/a.pdf", mime_type="application/pdf", filename="a.pdf"),
+        ResourceBlock(data="YSxi", mime_type="text/csv", size=0),
+    ],
+)
+def test_an_image_or_resource_stored_as_data_reads_back_as_the_same_block(block: Any) -> None:
+    # The store keeps every conversation as Agentex contents: a user's image must still be an
+    # image when the history is read back on the next turn.
+    msg = Message("user", [block], id="m1")
+    assert parse_messages([{"id": "m1", "task_id": "t", "content": render_one(msg)}]) == [msg]
+
+
+@pytest.mark.parametrize(
+    "block",
+    [DataBlock({"k": 1}, name="rows"), DataBlock([1, 2], name="rows"), DataBlock([1, 2]), DataBlock("x")],
+)
+def test_named_or_non_object_data_reads_back_unwrapped(block: DataBlock) -> None:
+    msg = Message("assistant", [block])
+    assert content_to_message(render_one(msg)) == msg
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"type": "image"},
+        {"type": "image", "uri": 3},
+        {"type": "image", "uri": "u", "alt": "extra key"},
+        {"type": "resource", "data": "YQ==", "size": True},
+        {"type": "resource", "data": "YQ==", "mime_type": None},
+        {"type": "video", "uri": "u"},
+        {"name": None, "value": {"k": 1}},
+        {"name": 3, "value": 1},
+        {"name": "n", "value": 1, "more": 2},
+    ],
+)
+def test_data_that_only_looks_like_a_stored_block_stays_data_unchanged(value: dict) -> None:
+    msg = content_to_message(data(value))
+    assert msg.content == [DataBlock(value)]
+    assert render_one(msg) == data(value)
