@@ -9,13 +9,15 @@ a message keeps its stored id (the first record of a joined answer gives its id)
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from turnwire.conversations.planning import INTERRUPTED_REASON, interrupted_content
-from turnwire.errors import InputError
-from turnwire.server.conversations import FORMATS, INTERRUPTED_PART, render_conversation
+from turnwire.errors import UnknownFormatError
+from turnwire.formats import get_format, names
+from turnwire.server.conversations import INTERRUPTED_PART, render_conversation
 
 TASK = "task-1"
 
@@ -344,17 +346,24 @@ def test_a_stored_image_renders_as_an_agenta_image_block() -> None:
 # --------------------------------------------------------------------------- formats
 
 
-def test_the_route_knows_exactly_agenta_vercel_and_agentex() -> None:
-    assert FORMATS == ("agenta", "vercel", "agentex")
+def test_the_stored_form_is_agentex_alone() -> None:
+    assert [name for name in names() if get_format(name).stored] == ["agentex"]
 
 
-@pytest.mark.parametrize("fmt", ["openai", "Vercel", ""])
-def test_an_unknown_format_is_an_input_error_naming_the_query_field(fmt: str) -> None:
-    with pytest.raises(InputError) as info:
+@pytest.mark.parametrize("fmt", ["bogus", "agentx", ""])
+def test_an_unknown_format_is_an_unknown_format_error_listing_the_known_ones(fmt: str) -> None:
+    with pytest.raises(UnknownFormatError) as info:
         render_conversation(PAUSED, fmt)
-    assert info.value.loc == ("query", "format")
-    assert "agenta, vercel, agentex" in info.value.msg
+    assert info.value.known == names()
 
 
-def test_an_empty_conversation_renders_empty_in_every_format() -> None:
-    assert [render_conversation([], fmt) for fmt in FORMATS] == [[], [], []]
+def test_format_names_are_case_insensitive() -> None:
+    assert render_conversation(PAUSED, "Vercel") == render_conversation(PAUSED, "vercel")
+
+
+@pytest.mark.parametrize("fmt", names())
+def test_every_registered_format_renders_a_paused_conversation_as_json(fmt: str) -> None:
+    out = render_conversation(PAUSED, fmt)
+    assert isinstance(out, list) and out
+    assert json.loads(json.dumps(out)) == out
+    assert render_conversation([], fmt) == []
