@@ -4,8 +4,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from store_databases import BACKENDS, fresh_database
 
+from store_databases import BACKENDS, fresh_database
 from turnwire.store import SqlStore
 
 

@@ -6,8 +6,8 @@ import asyncio
 from datetime import datetime
 
 import pytest
-from store_databases import FAIL_ON_BOOM, execute
 
+from store_databases import FAIL_ON_BOOM, execute
 from turnwire.errors import InputError
 from turnwire.model import Message, TextBlock, ToolCallBlock
 from turnwire.store import (

@@ -8,8 +8,8 @@ import sys
 import time
 
 import pytest
-from store_databases import execute
 
+from store_databases import execute
 from turnwire.store import SqlStore
 from turnwire.store.clock import now_us
 from turnwire.store.writers import WriterLease, dead_writers, host_identity, pid_alive, repair_dead_writers

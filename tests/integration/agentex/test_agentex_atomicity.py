@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 from agentex_server import Server
+
 from store_databases import FAIL_ON_BOOM, execute
 
 
