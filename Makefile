@@ -33,11 +33,11 @@ node-deps:
 	cd $(NODE_DIR) && npm ci --no-audit --no-fund --loglevel=error
 
 test: system-deps venv node-deps
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check --no-cache src tests bench
 	$(BIN)/python -m pytest
 
 lint: venv
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check --no-cache src tests bench
 	$(BIN)/ruff format --check src tests bench
 
 bench: venv
