@@ -25,9 +25,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-import orjson
-
 from turnwire.errors import InputError
+from turnwire.formats._function_calls import decode_arguments, decode_tool_content
 from turnwire.model import (
     UNSET,
     AttachmentBlock,
@@ -51,30 +50,6 @@ Loc = tuple[str | int, ...]
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def decode_arguments(text: Any) -> Any:
-    """A tool call's ``function.arguments`` string → its value: JSON decoded, ``""`` → ``None``,
-    anything that is not JSON kept as the string (the model's mistake stays visible)."""
-    if not isinstance(text, str):
-        return text
-    if not text.strip():
-        return None
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return text
-
-
-def decode_tool_content(content: Any) -> Any:
-    """A tool message's text → the output: a JSON object or array is decoded (structured outputs
-    are sent as JSON text), any other text stays text."""
-    if isinstance(content, str) and content[:1] in ("{", "["):
-        try:
-            return orjson.loads(content)
-        except orjson.JSONDecodeError:
-            return content
-    return content
 
 
 def parse_messages(raw: Any) -> list[Message]:

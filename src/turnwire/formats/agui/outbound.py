@@ -29,10 +29,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-import orjson
-
+from turnwire.formats._function_calls import (
+    ASSISTANT_SIDE,
+    TEXT_ROLES,
+    encode_arguments,
+    encode_output,
+    only_calls,
+)
 from turnwire.model import (
-    UNSET,
     AttachmentBlock,
     DataBlock,
     ImageBlock,
@@ -45,28 +49,7 @@ from turnwire.model import (
     UnknownBlock,
 )
 
-TEXT_ROLES: Final = frozenset({"system", "developer"})
-ASSISTANT_SIDE: Final = frozenset({"assistant", "tool", "function"})
 DEFAULT_ACTIVITY: Final = "data"
-
-
-def encode_arguments(value: Any) -> str:
-    """A call's input as ``function.arguments`` text: ``None`` → ``"{}"``, a string as it is
-    (arguments that were never JSON), anything else as JSON."""
-    if value is None:
-        return "{}"
-    if isinstance(value, str):
-        return value
-    return orjson.dumps(value, default=str).decode()
-
-
-def encode_output(value: Any) -> str:
-    """A tool output as message text: strings as they are, nothing as ``""``, else JSON."""
-    if value is UNSET or value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    return orjson.dumps(value, default=str).decode()
 
 
 def render_messages(msgs: Sequence[Message]) -> list[dict[str, Any]]:
@@ -147,7 +130,7 @@ def _assistant_side(msg: Message, base: str, out: list[dict[str, Any]], used: se
     # A message made only of calls (fold puts each call in a "tool" message) joins the assistant
     # message just before it, as the model said the text and made the calls in one answer.
     current: dict[str, Any] | None = None
-    if msg.role != "assistant" and out and out[-1]["role"] == "assistant" and _only_calls(msg):
+    if msg.role != "assistant" and out and out[-1]["role"] == "assistant" and only_calls(msg):
         current = out[-1]
 
     def open_assistant() -> dict[str, Any]:
@@ -194,7 +177,3 @@ def _tool_message(block: ToolResultBlock, msg_id: str) -> dict[str, Any]:
     if block.is_error:
         message["error"] = text or "error"
     return message
-
-
-def _only_calls(msg: Message) -> bool:
-    return bool(msg.content) and all(isinstance(b, ToolCallBlock) for b in msg.content)

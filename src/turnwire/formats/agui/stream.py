@@ -34,8 +34,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Final
 
+from turnwire.formats._function_calls import encode_arguments, encode_output
 from turnwire.formats.agui.interrupts import interrupt_of
-from turnwire.formats.agui.outbound import encode_arguments, encode_output
 from turnwire.interactions import tool_call_id_of, tool_input_of, tool_name_of
 from turnwire.model import (
     UNSET,

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from turnwire.formats._function_calls import encode_output
 from turnwire.formats.openai.approvals import APPROVAL_TOOL, approval_arguments
-from turnwire.formats.openai.outbound import encode_output, tool_call
+from turnwire.formats.openai.outbound import tool_call
 from turnwire.interactions import tool_call_id_of, tool_input_of, tool_name_of
 from turnwire.model import UNSET, InteractionKind, InteractionRequest
 

@@ -24,9 +24,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from turnwire.errors import InputError
+from turnwire.formats._function_calls import decode_arguments, decode_tool_content
 from turnwire.formats.openai.approvals import APPROVAL_TOOL, ApprovalCall, approval_call, decision_of
 from turnwire.model import (
     AttachmentBlock,
@@ -46,28 +45,6 @@ Loc = tuple[str | int, ...]
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def decode_arguments(text: Any) -> Any:
-    """``function.arguments`` → its value: JSON decoded, ``""`` → ``None``, non-JSON text kept."""
-    if not isinstance(text, str):
-        return text
-    if not text.strip():
-        return None
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return text
-
-
-def decode_tool_content(content: Any) -> Any:
-    """A tool message's text → the output: a JSON object or array is decoded, other text stays."""
-    if isinstance(content, str) and content[:1] in ("{", "["):
-        try:
-            return orjson.loads(content)
-        except orjson.JSONDecodeError:
-            return content
-    return content
 
 
 def parse_messages(raw: Any) -> list[Message]:

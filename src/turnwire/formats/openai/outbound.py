@@ -12,10 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-import orjson
-
+from turnwire.formats._function_calls import (
+    ASSISTANT_SIDE,
+    TEXT_ROLES,
+    encode_arguments,
+    encode_output,
+    only_calls,
+)
 from turnwire.model import (
-    UNSET,
     AttachmentBlock,
     ImageBlock,
     Message,
@@ -27,27 +31,7 @@ from turnwire.model import (
     UnknownBlock,
 )
 
-TEXT_ROLES: Final = frozenset({"system", "developer"})
-ASSISTANT_SIDE: Final = frozenset({"assistant", "tool", "function"})
 DEFAULT_MEDIA_TYPE: Final = "application/octet-stream"
-
-
-def encode_arguments(value: Any) -> str:
-    """A call's input as ``function.arguments``: ``None`` → ``"{}"``, strings as they are, else JSON."""
-    if value is None:
-        return "{}"
-    if isinstance(value, str):
-        return value
-    return orjson.dumps(value, default=str).decode()
-
-
-def encode_output(value: Any) -> str:
-    """A tool output as ``content`` text: strings as they are, nothing as ``""``, else JSON."""
-    if value is UNSET or value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    return orjson.dumps(value, default=str).decode()
 
 
 def tool_call(call_id: str, name: str | None, arguments: Any) -> dict[str, Any]:
@@ -120,7 +104,7 @@ def _resource(block: ResourceBlock) -> dict[str, Any] | None:
 
 def _assistant_side(msg: Message, out: list[dict[str, Any]]) -> None:
     current: dict[str, Any] | None = None
-    if msg.role != "assistant" and out and out[-1]["role"] == "assistant" and _only_calls(msg):
+    if msg.role != "assistant" and out and out[-1]["role"] == "assistant" and only_calls(msg):
         current = out[-1]  # calls folded into their own message belong to the answer before them
 
     def open_assistant() -> dict[str, Any]:
@@ -160,7 +144,3 @@ def _assistant_side(msg: Message, out: list[dict[str, Any]]) -> None:
             if current is None or out[-1] is not current:
                 current = open_assistant()
             current["refusal"] = block.raw.get("refusal")
-
-
-def _only_calls(msg: Message) -> bool:
-    return bool(msg.content) and all(isinstance(b, ToolCallBlock) for b in msg.content)
