@@ -195,7 +195,8 @@ class OpenAIAgent:
             else:
                 if not gated:
                     yield ErrorEvent(
-                        message=f"The agent stopped after {self.max_steps} model calls without a final answer.",
+                        message=f"The agent stopped after {self.max_steps} model calls "
+                        "without a final answer.",
                         code=MAX_STEPS_CODE,
                         detail={"maxSteps": self.max_steps},
                     )
