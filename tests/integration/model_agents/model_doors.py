@@ -1,0 +1,35 @@
+"""One turnwire app serving the model-backed agents, on loopback with a SQLite store."""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from model_tools import model_agent
+from openai_fake import FakeOpenAI
+from services import serve_app
+from turnwire.server import Settings, create_app
+
+
+@dataclass
+class Doors:
+    url: str
+    home: Path
+
+
+@contextlib.contextmanager
+def run_doors(fake: FakeOpenAI, home: Path, *, pool_max: int = 64) -> Iterator[Doors]:
+    from pydantic_agents import pydantic_agents
+
+    agents = {"model": model_agent(fake.base_url), **pydantic_agents()}
+    settings = Settings(
+        db_url=f"sqlite:///{home / f'store-{uuid.uuid4().hex[:8]}.db'}",
+        approval_secret_file=str(home / "secret"),
+        session_pool_max=pool_max,
+        keepalive_seconds=0,
+    )
+    with serve_app(create_app(agents, default_agent="model", settings=settings)) as url:
+        yield Doors(url, home)
