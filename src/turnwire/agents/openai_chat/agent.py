@@ -169,8 +169,9 @@ class OpenAIAgent:
                 counts = reader.counts
                 if reader.usage is not None:
                     usages.append(reader.usage)
-                    yield usage_event(usages)  # type: ignore[misc]  # cumulative: the last one counts
                 if reader.finish_reason is None:
+                    if (usage := usage_event(usages)) is not None:
+                        yield usage
                     yield incomplete(self.model)
                     yield Done(stop_reason=StopReason.ERROR)
                     return
@@ -183,6 +184,8 @@ class OpenAIAgent:
                 calls = reader.tool_calls(next_id)
                 if not calls:
                     reason = reader.finish_reason
+                    if (usage := usage_event(usages)) is not None:
+                        yield usage  # one per turn: the sum of its model calls
                     yield Done(stop_reason=FINISH_REASONS.get(reason, reason))
                     return
                 for call in calls:
@@ -194,6 +197,8 @@ class OpenAIAgent:
                     messages.append(tool_message(result.id or "", result.output))
             else:
                 if not gated:
+                    if (usage := usage_event(usages)) is not None:
+                        yield usage
                     yield ErrorEvent(
                         message=f"The agent stopped after {self.max_steps} model calls "
                         "without a final answer.",
@@ -203,6 +208,8 @@ class OpenAIAgent:
                     yield Done(stop_reason=StopReason.ERROR)
                     return
 
+            if (usage := usage_event(usages)) is not None:
+                yield usage
             for call in gated:
                 yield approval_request(call)
             # Parked warm: the next turn's context arrives here; run cold, ``None`` ends this one.
