@@ -22,9 +22,25 @@ def builtin_agents() -> dict[str, Agent]:
     return {"demo": demo_agent}
 
 
+def _adapt(target: object) -> Agent | None:
+    """A turnwire agent for an object of a supported agent framework (a ``pydantic_ai.Agent``), else ``None``.
+
+    pydantic-ai is only looked at when the spec's module already imported it, so the base install
+    never needs it.
+    """
+    from turnwire.agents.pydantic_ai_check import is_pydantic_ai_agent
+
+    if is_pydantic_ai_agent(target):
+        from turnwire.agents.pydantic_ai import pydantic_ai_agent
+
+        return pydantic_ai_agent(target)  # type: ignore[arg-type]
+    return None
+
+
 def load_agent(spec: str) -> Agent:
     """The agent named by ``spec``: ``package.module:attribute`` (the attribute may be dotted,
-    ``module:Class.method``) or the name of a built-in agent (``demo``).
+    ``module:Class.method``) or the name of a built-in agent (``demo``). A ``pydantic_ai.Agent``
+    object is wrapped with ``pydantic_ai_agent``.
 
     Raises ``AgentLoadError`` with a message naming the spec and the problem when the module
     cannot be imported, the attribute is missing, or the object is not a callable agent.
@@ -57,6 +73,9 @@ def load_agent(spec: str) -> Agent:
             raise AgentLoadError(
                 f"agent spec {spec!r}: {module_name!r} has no attribute {attr_path!r}"
             ) from None
+    wrapped = _adapt(target)
+    if wrapped is not None:
+        return wrapped
     problem = agent_problem(target)
     if problem is not None:
         raise AgentLoadError(f"agent spec {spec!r} names {problem}")

@@ -17,6 +17,8 @@ from typing import Any, overload
 import orjson
 import pydantic
 
+from turnwire.model import InteractionKind, InteractionRequest, ToolCall
+
 _ARGS_HEADER = re.compile(r"^\s*(Args|Arguments|Parameters):\s*$")
 _ARG_LINE = re.compile(r"^\s*(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
 _SECTION = re.compile(r"^\s*\w[\w ]*:\s*$")
@@ -183,3 +185,16 @@ def result_text(value: Any) -> str:
     if isinstance(value, pydantic.BaseModel):
         value = value.model_dump(mode="json")
     return orjson.dumps(value, default=str).decode()
+
+
+def approval_request(call: ToolCall) -> InteractionRequest:
+    """The approval a gated call asks for (the server replaces the id with a signed token)."""
+    return InteractionRequest(
+        id=f"approve_{call.id}",
+        kind=InteractionKind.USER_APPROVAL,
+        payload={
+            "toolCallId": call.id,
+            "toolName": call.name,
+            "toolCall": {"toolCallId": call.id, "name": call.name, "rawInput": call.input},
+        },
+    )

@@ -1,5 +1,5 @@
 """Agents on OpenAI-compatible Chat Completions servers (``pip install 'turnwire[openai]'``)."""
 
-from turnwire.agents.openai_chat.agent import OpenAIAgent, approval_request, openai_agent
+from turnwire.agents.openai_chat.agent import OpenAIAgent, openai_agent
 
-__all__ = ["OpenAIAgent", "approval_request", "openai_agent"]
+__all__ = ["OpenAIAgent", "openai_agent"]

@@ -16,21 +16,19 @@ from typing import Any, Final
 
 import openai
 
-from turnwire.agents.openai_chat.errors import MAX_STEPS_CODE, incomplete, model_error
-from turnwire.agents.openai_chat.history import (
+from turnwire.agents.chat_history import (
     DENIED_TEXT,
     arguments_json,
     to_chat_messages,
     tool_message,
 )
+from turnwire.agents.openai_chat.errors import MAX_STEPS_CODE, incomplete, model_error
 from turnwire.agents.openai_chat.stream import FINISH_REASONS, StepReader, usage_event
-from turnwire.agents.tools import Tool, ToolInputError, as_tools, result_text
+from turnwire.agents.tools import Tool, ToolInputError, approval_request, as_tools, result_text
 from turnwire.model import (
     Done,
     ErrorEvent,
     Event,
-    InteractionKind,
-    InteractionRequest,
     StopReason,
     ToolCall,
     ToolResult,
@@ -38,19 +36,6 @@ from turnwire.model import (
 from turnwire.runtime import Decision, TurnContext, tool_call_count, user_turns
 
 DEFAULT_MAX_STEPS: Final = 10
-
-
-def approval_request(call: ToolCall) -> InteractionRequest:
-    """The approval a gated call asks for (the server replaces the id with a signed token)."""
-    return InteractionRequest(
-        id=f"approve_{call.id}",
-        kind=InteractionKind.USER_APPROVAL,
-        payload={
-            "toolCallId": call.id,
-            "toolName": call.name,
-            "toolCall": {"toolCallId": call.id, "name": call.name, "rawInput": call.input},
-        },
-    )
 
 
 async def _run_tool(tool: Tool | None, call: ToolCall) -> ToolResult:

@@ -1,0 +1,220 @@
+"""The pydantic-ai adapter, event by event, through the real runner, on offline pydantic-ai models
+(``FunctionModel`` scripted like the recorded streams, ``TestModel`` for a structured result)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from model_tools import DELETED
+from pydantic_models import DELETE_CALL, WEATHER_CALL, scripted_agent, structured_agent
+from turnwire.agents import load_agent, pydantic_ai_agent
+from turnwire.agents.pydantic_ai import PydanticAIAgent
+from turnwire.model import (
+    DataEvent,
+    Done,
+    ErrorEvent,
+    Event,
+    InteractionRequest,
+    Message,
+    MessageDelta,
+    MessageEnd,
+    MessageStart,
+    TextBlock,
+    ThoughtDelta,
+    ThoughtEnd,
+    ThoughtStart,
+    ToolCall,
+    ToolCallBlock,
+    ToolResult,
+    ToolResultBlock,
+    Usage,
+)
+from turnwire.runtime import TurnContext, run_turn
+
+pytestmark = pytest.mark.anyio
+
+TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+
+
+def user(text: str) -> Message:
+    return Message(role="user", content=[TextBlock(text)])
+
+
+async def turn(*history: Message, agent: Any = None) -> list[Event]:
+    ctx = TurnContext(messages=list(history), session_id="s1", trace_id=TRACE)
+    return [e async for e in run_turn(agent or pydantic_ai_agent(scripted_agent()), ctx)]
+
+
+def text_of(events: list[Event]) -> str:
+    return "".join(e.delta for e in events if isinstance(e, MessageDelta))
+
+
+async def test_text_parts_stream_as_one_message_with_usage() -> None:
+    events = await turn(user("hello"))
+    assert events[:5] == [
+        MessageStart(id="msg_1_1"),
+        MessageDelta(id="msg_1_1", delta="Hello"),
+        MessageDelta(id="msg_1_1", delta="! How can"),
+        MessageDelta(id="msg_1_1", delta=" I help?"),
+        MessageEnd(id="msg_1_1"),
+    ]
+    usage = events[5]
+    assert (
+        isinstance(usage, Usage)
+        and usage.input
+        and usage.output
+        and usage.total == usage.input + usage.output
+    )
+    assert events[6:] == [Done(stop_reason="end_turn", trace_id=TRACE)]
+
+
+async def test_thinking_becomes_a_thought() -> None:
+    events = await turn(user("what is 17 times 3"))
+    assert events[:4] == [
+        ThoughtStart(id="thought_1_1"),
+        ThoughtDelta(id="thought_1_1", delta="17 × 3"),
+        ThoughtDelta(id="thought_1_1", delta=" = 51."),
+        ThoughtEnd(id="thought_1_1"),
+    ]
+    assert text_of(events) == "17 × 3 is 51."
+
+
+async def test_a_function_tool_call_and_its_result_then_the_answer() -> None:
+    events = await turn(user("weather in Paris"))
+    weather = {"city": "Paris", "condition": "Sunny", "temperature_c": 21}
+    assert events[:2] == [
+        ToolCall(id=WEATHER_CALL, name="get_weather", input={"city": "Paris"}),
+        ToolResult(
+            id=WEATHER_CALL,
+            name="get_weather",
+            output='{"city":"Paris","condition":"Sunny","temperature_c":21}',
+            data=weather,
+        ),
+    ]
+    assert text_of(events) == "It is sunny and 21 °C in Paris."
+    assert events[-1] == Done(stop_reason="end_turn", trace_id=TRACE)
+
+
+async def test_earlier_turns_reach_the_model_as_pydantic_ai_messages() -> None:
+    seen: list[Any] = []
+    agent = scripted_agent()
+    original = agent.model.stream_function  # type: ignore[union-attr]
+
+    async def spy(messages: Any, info: Any) -> Any:
+        seen.append(messages)
+        async for piece in original(messages, info):
+            yield piece
+
+    agent.model.stream_function = spy  # type: ignore[union-attr]
+    earlier = [
+        user("weather in Paris"),
+        Message(
+            role="assistant",
+            content=[
+                ToolCallBlock(id="c0", name="get_weather", input={"city": "Paris"}),
+                ToolResultBlock(id="c0", output="Sunny"),
+                TextBlock("It is sunny."),
+            ],
+        ),
+    ]
+    events = await turn(*earlier, user("hello"), agent=pydantic_ai_agent(agent))
+    assert text_of(events) == "Hello! How can I help?"
+    kinds = [[part.part_kind for part in m.parts] for m in seen[0]]
+    assert kinds == [["user-prompt"], ["tool-call"], ["tool-return"], ["text"], ["user-prompt"]]
+    assert seen[0][2].parts[0].content == "Sunny" and seen[0][2].parts[0].tool_name == "get_weather"
+
+
+async def test_an_approval_tool_pauses_the_turn_with_a_request() -> None:
+    DELETED.clear()
+    events = await turn(user("delete notes.txt"))
+    call = ToolCall(id=DELETE_CALL, name="delete_file", input={"path": "notes.txt"})
+    assert events[0] == call
+    assert isinstance(events[1], Usage)
+    assert events[2:] == [
+        InteractionRequest(
+            id=f"approve_{DELETE_CALL}",
+            kind="user_approval",
+            payload={
+                "toolCallId": DELETE_CALL,
+                "toolName": "delete_file",
+                "toolCall": {
+                    "toolCallId": DELETE_CALL,
+                    "name": "delete_file",
+                    "rawInput": {"path": "notes.txt"},
+                },
+            },
+        ),
+        Done(stop_reason="paused", trace_id=TRACE),
+    ]
+    assert DELETED == []
+
+
+def paused(approved: bool | None) -> list[Message]:
+    blocks: list[Any] = [ToolCallBlock(id=DELETE_CALL, name="delete_file", input={"path": "notes.txt"})]
+    if approved is not None:
+        blocks.append(
+            ToolResultBlock(id=DELETE_CALL, output={"approved": approved, "interactionToken": "ap_x"})
+        )
+    return [user("delete notes.txt"), Message(role="assistant", content=blocks)]
+
+
+async def test_approved_the_deferred_tool_runs() -> None:
+    DELETED.clear()
+    events = await turn(*paused(True))
+    assert events[0] == ToolCall(id=DELETE_CALL, name="delete_file", input={"path": "notes.txt"})
+    result = events[1]
+    assert isinstance(result, ToolResult) and result.data == {"path": "notes.txt", "deleted": True}
+    assert DELETED == ["notes.txt"]
+    assert text_of(events) == "Deleted notes.txt."
+    assert events[-1] == Done(stop_reason="end_turn", trace_id=TRACE)
+
+
+async def test_denied_the_deferred_tool_does_not_run() -> None:
+    DELETED.clear()
+    events = await turn(*paused(False))
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert (result.id, result.denied, result.is_error) == (DELETE_CALL, True, True)
+    assert DELETED == []
+    assert text_of(events) == "I did not delete notes.txt."
+
+
+async def test_a_replay_without_the_decision_asks_again() -> None:
+    events = await turn(*paused(None))
+    assert [type(e).__name__ for e in events] == ["InteractionRequest", "Done"]
+    assert events[-1].stop_reason == "paused"  # type: ignore[union-attr]
+
+
+async def test_warm_resume_equals_cold_replay() -> None:
+    agent = pydantic_ai_agent(scripted_agent())
+    agen = agent(TurnContext(messages=[user("delete notes.txt")], session_id="s1", trace_id=TRACE))
+    async for event in agen:
+        if isinstance(event, Done):
+            break
+    resumed = TurnContext(messages=paused(True), session_id="s1", trace_id=TRACE)
+    warm = [await agen.asend(resumed)]
+    async for event in agen:
+        warm.append(event)
+    cold = [e async for e in agent(resumed)]
+    assert [e for e in warm if not isinstance(e, Usage)] == [e for e in cold if not isinstance(e, Usage)]
+    assert text_of(warm) == "Deleted notes.txt."
+
+
+async def test_a_structured_result_is_a_data_event() -> None:
+    events = await turn(user("forecast"), agent=pydantic_ai_agent(structured_agent()))
+    assert DataEvent(name="result", data={"city": "Paris", "temperature_c": 21}) in events
+    assert events[-1] == Done(stop_reason="end_turn", trace_id=TRACE)
+
+
+async def test_a_model_failure_is_an_error_event() -> None:
+    events = await turn(user("fail"))
+    assert text_of(events) == "Starting"
+    error = next(e for e in events if isinstance(e, ErrorEvent))
+    assert error.code == "model_error" and "ModelDown: the scripted model went down" in error.message
+    assert events[-1] == Done(stop_reason="error", trace_id=TRACE)
+
+
+def test_the_loader_wraps_a_pydantic_ai_agent_object() -> None:
+    agent = load_agent("pydantic_models:pydantic_weather")
+    assert isinstance(agent, PydanticAIAgent)
