@@ -34,3 +34,15 @@ def warm(fake: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 def cold(fake: FakeOpenAI, warm: Doors) -> Iterator[Doors]:
     with run_doors(fake, warm.home, pool_max=0) as doors:
         yield doors
+
+
+@pytest.fixture(scope="session")
+def pyd_warm(fake: FakeOpenAI, warm: Doors) -> Iterator[Doors]:
+    with run_doors(fake, warm.home, default="pydantic") as doors:
+        yield doors
+
+
+@pytest.fixture(scope="session")
+def pyd_cold(fake: FakeOpenAI, warm: Doors) -> Iterator[Doors]:
+    with run_doors(fake, warm.home, pool_max=0, default="pydantic") as doors:
+        yield doors

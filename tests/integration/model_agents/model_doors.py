@@ -10,7 +10,9 @@ from pathlib import Path
 
 from model_tools import model_agent
 from openai_fake import FakeOpenAI
+from pydantic_models import scripted_agent
 from services import serve_app
+from turnwire.agents import pydantic_ai_agent
 from turnwire.server import Settings, create_app
 
 
@@ -21,15 +23,15 @@ class Doors:
 
 
 @contextlib.contextmanager
-def run_doors(fake: FakeOpenAI, home: Path, *, pool_max: int = 64) -> Iterator[Doors]:
-    from pydantic_agents import pydantic_agents
-
-    agents = {"model": model_agent(fake.base_url), **pydantic_agents()}
+def run_doors(fake: FakeOpenAI, home: Path, *, pool_max: int = 64, default: str = "model") -> Iterator[Doors]:
+    """Agents ``model`` (OpenAI-compatible, on ``fake``) and ``pydantic`` (a pydantic-ai agent on a
+    scripted ``FunctionModel``); ``default`` is the one behind ``/invoke`` and ``/chat``."""
+    agents = {"model": model_agent(fake.base_url), "pydantic": pydantic_ai_agent(scripted_agent())}
     settings = Settings(
         db_url=f"sqlite:///{home / f'store-{uuid.uuid4().hex[:8]}.db'}",
         approval_secret_file=str(home / "secret"),
         session_pool_max=pool_max,
         keepalive_seconds=0,
     )
-    with serve_app(create_app(agents, default_agent="model", settings=settings)) as url:
+    with serve_app(create_app(agents, default_agent=default, settings=settings)) as url:
         yield Doors(url, home)

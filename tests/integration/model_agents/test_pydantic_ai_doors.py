@@ -1,0 +1,124 @@
+"""A pydantic-ai agent (scripted ``FunctionModel``) behind the front doors: the tool round in each
+format, the turn stored, and deferred approvals approved and denied in all four client flows, warm
+and cold giving the same resumed turn."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+from approvals_flows import FLOWS, Reply
+from approvals_wire import normalize, sse_data
+from model_doors import Doors
+
+from model_tools import DELETED
+from pydantic_models import DELETE_CALL, WEATHER_CALL
+
+WEATHER = {"city": "Paris", "condition": "Sunny", "temperature_c": 21}
+WEATHER_TEXT = '{"city":"Paris","condition":"Sunny","temperature_c":21}'
+
+
+def sid(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+def test_agenta_batch_and_frames_carry_the_tool_round(pyd_warm: Doors) -> None:
+    body = {
+        "session_id": sid("pb"),
+        "data": {"inputs": {"messages": [{"role": "user", "content": "weather in Paris"}]}},
+    }
+    batch = httpx.post(pyd_warm.url + "/invoke", content=orjson.dumps(body), timeout=20).json()
+    assert batch["data"]["outputs"]["messages"] == [
+        {
+            "role": "tool",
+            "content": "",
+            "tool_call_id": WEATHER_CALL,
+            "tool_name": "get_weather",
+            "input": {"city": "Paris"},
+        },
+        {"role": "tool", "content": WEATHER_TEXT, "tool_call_id": WEATHER_CALL, "is_error": None},
+        {"role": "assistant", "content": "It is sunny and 21 °C in Paris."},
+    ]
+    assert batch["data"]["outputs"]["stop_reason"] == "end_turn"
+
+    body["session_id"] = sid("ps")
+    response = httpx.post(
+        pyd_warm.url + "/invoke",
+        content=orjson.dumps(body),
+        headers={"accept": "text/event-stream"},
+        timeout=20,
+    )
+    frames = sse_data(response.content)
+    assert [f["type"] for f in frames] == [
+        "tool_call", "tool_result", "message_start", "message_delta", "message_delta", "message_delta",
+        "message_end", "usage", "done",
+    ]  # fmt: skip
+    assert frames[1]["data"] == {
+        "id": WEATHER_CALL,
+        "output": WEATHER_TEXT,
+        "data": WEATHER,
+        "name": "get_weather",
+    }
+    stored = httpx.get(f"{pyd_warm.url}/tasks/{response.headers['x-ag-task-id']}/messages", timeout=20).json()
+    assert [(m["content"]["type"], m["content"]["author"]) for m in stored["messages"]] == [
+        ("text", "user"),
+        ("tool_request", "agent"),
+        ("tool_response", "agent"),
+        ("text", "agent"),
+    ]
+    assert stored["messages"][-1]["content"]["content"] == "It is sunny and 21 °C in Paris."
+
+
+def test_agentex_message_send_runs_the_pydantic_ai_agent(pyd_warm: Doors) -> None:
+    with httpx.Client(base_url=pyd_warm.url, timeout=20) as client:
+        rpc = "/agents/name/pydantic/rpc"
+        created = client.post(rpc, json={"method": "task/create", "params": {"name": sid("px")}}).json()
+        task_id = created["result"]["id"]
+        content = {"type": "text", "author": "user", "content": "weather in Paris"}
+        sent = client.post(
+            rpc,
+            json={
+                "method": "message/send",
+                "params": {"task_id": task_id, "content": content, "stream": False},
+            },
+        ).json()
+        assert sent["error"] is None
+        assert [m["content"]["type"] for m in sent["result"]] == ["tool_request", "tool_response", "text"]
+        stored = client.get(f"/tasks/{task_id}/messages").json()["messages"]
+        assert [m["content"] for m in stored[1:]] == [m["content"] for m in sent["result"]]
+
+
+SCENARIOS = {
+    "approve": ({DELETE_CALL: True}, "Deleted notes.txt.", "output", ["notes.txt"]),
+    "deny": ({DELETE_CALL: False}, "I did not delete notes.txt.", "denied", []),
+}
+PAUSED = {"agenta-batch": "paused", "agenta-sse": "paused", "vercel-sse": "other", "chat": "other"}
+DONE = {"agenta-batch": "end_turn", "agenta-sse": "end_turn", "vercel-sse": "stop", "chat": "stop"}
+
+
+@pytest.mark.parametrize("flow", FLOWS, ids=lambda f: f.name)
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_a_deferred_approval_round_trip_resumes_warm_and_cold_to_the_same_turn(
+    flow: Any, scenario: str, pyd_warm: Doors, pyd_cold: Doors
+) -> None:
+    answers, text, outcome, deleted = SCENARIOS[scenario]
+    views = []
+    for doors in (pyd_warm, pyd_cold):
+        session = sid(flow.name)
+        DELETED.clear()
+        paused: Reply = flow.first(doors.url, session, "delete notes.txt")
+        assert paused.status == 200, paused.body
+        assert paused.stop == PAUSED[flow.name]
+        assert list(paused.gates) == [DELETE_CALL]
+        assert DELETED == []
+        resumed: Reply = flow.decide(doors.url, session, paused, answers)
+        assert resumed.status == 200, resumed.body
+        assert resumed.stop == DONE[flow.name]
+        assert resumed.text == text
+        assert resumed.outcomes == {DELETE_CALL: outcome}
+        assert deleted == DELETED
+        views.append(normalize(resumed.body, *resumed.trace_ids, *paused.trace_ids, session))
+    assert views[0] == views[1]
