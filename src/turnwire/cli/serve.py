@@ -35,8 +35,28 @@ def serve(
         ),
     ] = None,
     default_agent: Annotated[
-        str, typer.Option(metavar="NAME", help="Agent behind POST /invoke and POST /chat.")
-    ] = "demo",
+        str | None,
+        typer.Option(
+            metavar="NAME",
+            help="Agent behind POST /invoke and POST /chat [default: the first --model, else demo].",
+        ),
+    ] = None,
+    model: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model",
+            metavar="openai:MODEL",
+            help="Serve a model as an agent named after it (repeatable), on any OpenAI-compatible server "
+            "[env vars: OPENAI_BASE_URL, OPENAI_API_KEY].",
+        ),
+    ] = None,
+    openai_base_url: Annotated[
+        str | None,
+        typer.Option(metavar="URL", help="Chat Completions base URL for --model [env var: OPENAI_BASE_URL]."),
+    ] = None,
+    openai_api_key: Annotated[
+        str | None, typer.Option(metavar="KEY", help="API key for --model [env var: OPENAI_API_KEY].")
+    ] = None,
     app_dir: Annotated[
         str, typer.Option(metavar="DIR", help="Folder put first on the import path for --agent modules.")
     ] = ".",
@@ -94,10 +114,12 @@ def serve(
     Examples:
       turnwire serve
       turnwire serve --port 9000 --agent chat=my_app.agents:chat --default-agent chat
+      OPENAI_API_KEY=sk-... turnwire serve --model openai:gpt-4o-mini
       turnwire serve --db postgresql://me@localhost/turnwire --redis redis://localhost:6379/0 --workers 4
     """
     from turnwire import __version__
     from turnwire.agents import AgentLoadError
+    from turnwire.agents.model_spec import model_agent_name
     from turnwire.server import preflight
     from turnwire.server.banner import banner
     from turnwire.server.run import LOG_LEVELS, ServeOptions, add_app_dir, build_app
@@ -127,6 +149,9 @@ def serve(
             raise preflight.ConfigError(
                 "--app-dir", f"{app_dir} is not a folder", "give the folder of your package"
             )
+        models = tuple(model or ())
+        if default_agent is None:
+            default_agent = model_agent_name(models[0].partition(":")[2].strip()) if models else "demo"
         options = ServeOptions(
             host=host,
             port=port,
@@ -137,6 +162,9 @@ def serve(
             log_level=log_level.lower(),
             workers=workers,
             reload=reload,
+            models=models,
+            openai_base_url=openai_base_url,
+            openai_api_key=openai_api_key,
         )
         add_app_dir(app_dir)
         fastapi_app = build_app(options)

@@ -13,14 +13,22 @@ from pathlib import Path
 from fastapi import FastAPI
 
 from turnwire.agents import AgentLoadError, builtin_agents, load_agent
+from turnwire.agents.model_spec import model_agent
 from turnwire.runtime import Agent
 from turnwire.server.settings import Settings
 
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
 
 
-def parse_agent_specs(specs: Sequence[str]) -> dict[str, Agent]:
-    """The built-in agents plus one per ``NAME=module:attr`` spec (a later spec wins a name).
+def parse_agent_specs(
+    specs: Sequence[str],
+    models: Sequence[str] = (),
+    *,
+    openai_base_url: str | None = None,
+    openai_api_key: str | None = None,
+) -> dict[str, Agent]:
+    """The built-in agents, one per ``NAME=module:attr`` spec (a later spec wins a name), then one per
+    ``--model PROVIDER:MODEL`` named after the model (``model_spec.model_agent_name``).
 
     Raises ``AgentLoadError`` naming the spec when it is malformed or its agent cannot be loaded.
     """
@@ -34,6 +42,9 @@ def parse_agent_specs(specs: Sequence[str]) -> dict[str, Agent]:
             agents[name] = load_agent(target)
         except AgentLoadError as exc:
             raise AgentLoadError(f"--agent {name}: {exc}") from exc
+    for spec in models:
+        name, agent = model_agent(spec, base_url=openai_base_url, api_key=openai_api_key)
+        agents[name] = agent
     return agents
 
 
@@ -50,6 +61,9 @@ class ServeOptions:
     log_level: str = "info"
     workers: int = 1
     reload: bool = False
+    models: tuple[str, ...] = ()
+    openai_base_url: str | None = None
+    openai_api_key: str | None = None
 
 
 def add_app_dir(app_dir: str | None) -> None:
@@ -68,7 +82,12 @@ def build_app(options: ServeOptions) -> FastAPI:
 
     add_app_dir(options.app_dir)
     logging.getLogger("turnwire").setLevel(options.log_level.upper())
-    agents = parse_agent_specs(options.agent_specs)
+    agents = parse_agent_specs(
+        options.agent_specs,
+        options.models,
+        openai_base_url=options.openai_base_url,
+        openai_api_key=options.openai_api_key,
+    )
     if options.default_agent not in agents:
         known = ", ".join(sorted(agents))
         raise AgentLoadError(
