@@ -249,15 +249,20 @@ def test_a_client_leaving_mid_stream_closes_the_model_request(warm: Doors, fake:
         "session_id": sid("leave"),
         "data": {"inputs": {"messages": [{"role": "user", "content": "slow"}]}},
     }
-    with (
-        httpx.Client(timeout=20) as client,
-        client.stream("POST", warm.url + "/invoke", json=body, headers={"accept": "text/event-stream"}) as r,
-    ):
-        for line in r.iter_lines():
+    with httpx.Client(timeout=20) as client:
+        request = client.build_request(
+            "POST", warm.url + "/invoke", json=body, headers={"accept": "text/event-stream"}
+        )
+        response = client.send(request, stream=True)
+        lines = response.iter_lines()  # kept: an abandoned line iterator would close the connection itself
+        for line in lines:
             if '"delta":" slowly"' in line:
                 break
         record = fake.disconnects[-1]
-        assert record.scenario == "slow" and record.left is None
+        assert record.scenario == "slow" and record.left is None, (
+            "the model request ended before the client left"
+        )
         left = time.monotonic()
+        response.close()
     assert record.left_event.wait(5), "the model server never saw the request end"
     assert record.left is not None and record.left - left < 1.0
