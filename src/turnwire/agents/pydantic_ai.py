@@ -252,7 +252,8 @@ class PydanticAIAgent:
                     history.pop()
                     prompt = last.parts[0].content
             paused = False
-            async with contextlib.aclosing(self._stream(ctx, prompt, history, deferred)) as stream:
+            known = {b.id for b in chat.open_calls if b.id}  # announced by the paused turn already
+            async with contextlib.aclosing(self._stream(ctx, prompt, history, deferred, known)) as stream:
                 async for event in stream:
                     if isinstance(event, Done) and event.stop_reason == StopReason.PAUSED:
                         paused = True
@@ -269,9 +270,11 @@ class PydanticAIAgent:
         prompt: Any,
         history: list[pm.ModelMessage],
         deferred: DeferredToolResults | None,
+        announced: set[str],
     ) -> AsyncIterator[Event]:
+        """One pydantic-ai run as events; ``announced``: call ids not to announce again (pydantic-ai
+        repeats the call event of a resumed deferred call, a client would reset its tool part)."""
         parts = _Parts(str(user_turns(ctx.messages)))
-        announced: set[str] = set()
         result: Any = None
         handle = self.agent.run_stream_events(
             prompt,
