@@ -28,15 +28,22 @@ from turnwire.model import (
     Done,
     ErrorEvent,
     Event,
+    ImageBlock,
+    Message,
     MessageDelta,
     MessageEnd,
     MessageStart,
+    ReasoningBlock,
+    Role,
     StopReason,
+    TextBlock,
     ThoughtDelta,
     ThoughtEnd,
     ThoughtStart,
     ToolCall,
+    ToolCallBlock,
     ToolResult,
+    ToolResultBlock,
     Usage,
 )
 from turnwire.runtime import TurnContext, user_turns
@@ -94,6 +101,51 @@ def to_model_messages(chat: list[dict[str, Any]]) -> list[pm.ModelMessage]:
             out.append(pm.ModelRequest(parts=[pm.UserPromptPart(content=_user_content(message["content"]))]))
     flush_returns()
     return out
+
+
+def from_model_messages(messages: Sequence[pm.ModelMessage]) -> list[Message]:
+    """pydantic-ai messages (e.g. a saved ``result.all_messages()``) as the canonical history.
+
+    Requests give system, user and ``tool`` messages (tool returns and retry prompts as tool results);
+    each response gives one assistant message of text, reasoning and tool calls.
+    """
+    out: list[Message] = []
+    for message in messages:
+        if isinstance(message, pm.ModelResponse):
+            blocks: list[Any] = []
+            for part in message.parts:
+                if isinstance(part, pm.TextPart):
+                    blocks.append(TextBlock(part.content))
+                elif isinstance(part, pm.ThinkingPart):
+                    blocks.append(ReasoningBlock(text=part.content))
+                elif isinstance(part, pm.ToolCallPart):
+                    blocks.append(ToolCallBlock(id=part.tool_call_id, name=part.tool_name, input=_args(part)))
+            out.append(Message(role=Role.ASSISTANT, content=blocks))
+            continue
+        for part in message.parts:
+            if isinstance(part, pm.SystemPromptPart):
+                out.append(Message(role=Role.SYSTEM, content=[TextBlock(part.content)]))
+            elif isinstance(part, pm.UserPromptPart):
+                out.append(Message(role=Role.USER, content=_user_blocks(part.content)))
+            elif isinstance(part, pm.ToolReturnPart | pm.RetryPromptPart) and part.tool_call_id:
+                result = _tool_result(part)
+                block = ToolResultBlock(
+                    id=result.id, name=result.name, output=result.output, is_error=result.is_error
+                )
+                out.append(Message(role=Role.TOOL, content=[block]))
+    return out
+
+
+def _user_blocks(content: Any) -> list[Any]:
+    if isinstance(content, str):
+        return [TextBlock(content)]
+    blocks: list[Any] = []
+    for item in content:
+        if isinstance(item, str):
+            blocks.append(TextBlock(item))
+        elif isinstance(item, pm.ImageUrl):
+            blocks.append(ImageBlock(uri=item.url))
+    return blocks
 
 
 def _text(content: Any) -> str:
@@ -285,7 +337,7 @@ class PydanticAIAgent:
             **self.run_options,
         )
         try:
-            async with handle as events:
+            async with _opened(handle) as events:
                 async for event in events:
                     if isinstance(event, pm.PartStartEvent):
                         for out in parts.start(event.index, event.part):
@@ -334,6 +386,22 @@ class PydanticAIAgent:
         if not isinstance(output, str):  # a structured result: the text parts did not carry it
             yield DataEvent(name="result", data=orjson.loads(orjson.dumps(output, default=_plain)))
         yield Done(stop_reason=StopReason.END_TURN)
+
+
+@contextlib.asynccontextmanager
+async def _opened(handle: Any) -> AsyncIterator[Any]:
+    """The run's events: ``run_stream_events`` is an async context manager since pydantic-ai 2, a
+    bare async iterator before; either way the run is closed when the turn ends or is cancelled."""
+    if hasattr(handle, "__aenter__"):
+        async with handle as events:
+            yield events
+        return
+    try:
+        yield handle
+    finally:
+        close = getattr(handle, "aclose", None)
+        if close is not None:
+            await close()
 
 
 def _failure(exc: Exception) -> ErrorEvent:

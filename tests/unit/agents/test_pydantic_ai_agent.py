@@ -218,3 +218,54 @@ async def test_a_model_failure_is_an_error_event() -> None:
 def test_the_loader_wraps_a_pydantic_ai_agent_object() -> None:
     agent = load_agent("pydantic_models:pydantic_weather")
     assert isinstance(agent, PydanticAIAgent)
+
+
+def test_history_converts_to_pydantic_ai_messages_and_back() -> None:
+    from turnwire.agents.chat_history import to_chat_messages
+    from turnwire.agents.pydantic_ai import from_model_messages, to_model_messages
+
+    history = [
+        Message(role="system", content=[TextBlock("Be brief.")]),
+        user("weather in Paris and Rome"),
+        Message(
+            role="assistant",
+            content=[
+                TextBlock("Let me look."),
+                ToolCallBlock(id="c1", name="get_weather", input={"city": "Paris"}),
+                ToolCallBlock(id="c2", name="get_weather", input={"city": "Rome"}),
+            ],
+        ),
+        Message(role="tool", content=[ToolResultBlock(id="c1", name="get_weather", output="Sunny")]),
+        Message(role="tool", content=[ToolResultBlock(id="c2", name="get_weather", output={"rain": True})]),
+        Message(role="assistant", content=[TextBlock("Sunny in Paris, rain in Rome.")]),
+        user("thanks"),
+    ]
+    chat = to_chat_messages(history).messages
+    model_messages = to_model_messages(chat)
+    assert [type(m).__name__ for m in model_messages] == [
+        "ModelRequest", "ModelRequest", "ModelResponse", "ModelRequest", "ModelResponse", "ModelRequest",
+    ]  # fmt: skip
+    assert [p.part_kind for p in model_messages[2].parts] == ["text", "tool-call", "tool-call"]
+    assert [(p.tool_call_id, p.tool_name, p.content) for p in model_messages[3].parts] == [
+        ("c1", "get_weather", "Sunny"),
+        ("c2", "get_weather", '{"rain":true}'),
+    ]
+    back = from_model_messages(model_messages)
+    assert to_chat_messages(back).messages == chat
+
+
+async def test_a_static_system_prompt_is_kept_on_later_turns() -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.models.function import FunctionModel
+
+    seen: list[Any] = []
+
+    async def model(messages: Any, info: Any) -> Any:
+        seen.append(messages)
+        yield "ok"
+
+    agent = Agent(FunctionModel(stream_function=model), system_prompt="Answer in French.")
+    said = Message(role="assistant", content=[TextBlock("Bonjour.")])
+    await turn(user("hi"), said, user("hello"), agent=pydantic_ai_agent(agent))
+    parts = [(p.part_kind, p.content) for m in seen[0] for p in m.parts if p.part_kind != "text"]
+    assert parts == [("system-prompt", "Answer in French."), ("user-prompt", "hi"), ("user-prompt", "hello")]
