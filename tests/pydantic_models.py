@@ -16,6 +16,9 @@ from model_tools import delete_file, get_weather
 
 WEATHER_CALL = "pyd_weather_1"
 DELETE_CALL = "pyd_delete_1"
+MIXED = "weather in Paris and delete notes.txt"
+MIXED_WEATHER = "pyd_mixed_weather"
+MIXED_DELETE = "pyd_mixed_delete"
 
 
 class ModelDown(RuntimeError):
@@ -38,7 +41,10 @@ async def script(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator
     )
     prompt = _prompt(messages)
     if returns:
-        if prompt == "delete notes.txt":
+        if prompt == MIXED:
+            denied = any("denied" in str(r.content) for r in returns)
+            yield "Sunny in Paris; kept notes.txt." if denied else "Sunny in Paris; deleted notes.txt."
+        elif prompt == "delete notes.txt":
             denied = "denied" in str(returns[0].content)
             yield "I did not delete notes.txt." if denied else "Deleted notes.txt."
         else:
@@ -58,6 +64,13 @@ async def script(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator
     elif prompt == "delete notes.txt":
         yield {
             0: DeltaToolCall(name="delete_file", json_args='{"path": "notes.txt"}', tool_call_id=DELETE_CALL)
+        }
+    elif prompt == MIXED:
+        yield {
+            0: DeltaToolCall(name="get_weather", json_args='{"city": "Paris"}', tool_call_id=MIXED_WEATHER)
+        }
+        yield {
+            1: DeltaToolCall(name="delete_file", json_args='{"path": "notes.txt"}', tool_call_id=MIXED_DELETE)
         }
     elif prompt == "fail":
         yield "Starting"

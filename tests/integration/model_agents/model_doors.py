@@ -7,6 +7,10 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from approvals_flows import Reply
+from approvals_wire import agenta_replay, ui_assistant
 
 from model_tools import model_agent
 from openai_fake import FakeOpenAI
@@ -35,3 +39,27 @@ def run_doors(fake: FakeOpenAI, home: Path, *, pool_max: int = 64, default: str 
     )
     with serve_app(create_app(agents, default_agent=default, settings=settings)) as url:
         yield Doors(url, home)
+
+
+def decide(flow: Any, url: str, session: str, paused: Reply, answers: dict[str, bool]) -> Reply:
+    """The client's answer to a paused turn, with the results of the calls that already ran in it
+    (the shared flows replay only calls and decisions, which is all the demo needs)."""
+    if flow.name == "agenta-batch":  # its outputs already carry every result
+        return flow.decide(url, session, paused, answers)
+    if flow.name == "agenta-sse":
+        message = agenta_replay(paused.body, answers)
+        for frame in paused.body:
+            if frame["type"] == "tool_result":
+                result = {
+                    "type": "tool_result",
+                    "toolCallId": frame["data"]["id"],
+                    "output": frame["data"]["output"],
+                }
+                message["content"].append(result)
+        return flow.send(url, session, [*paused.history, message])
+    message = ui_assistant(paused.body, answers)
+    parts = {p.get("toolCallId"): p for p in message["parts"]}
+    for chunk in paused.body[:-1]:
+        if chunk["type"] == "tool-output-available":
+            parts[chunk["toolCallId"]].update(state="output-available", output=chunk["output"])
+    return flow.send(url, session, [*paused.history, message])

@@ -13,7 +13,7 @@ import orjson
 import pytest
 from approvals_flows import FLOWS, Reply
 from approvals_wire import normalize, sse_data
-from model_doors import Doors
+from model_doors import Doors, decide
 
 from model_tools import DELETED
 from openai_fake import FakeOpenAI
@@ -177,9 +177,39 @@ def test_agentex_message_send_runs_the_model_and_stores_the_turn(warm: Doors) ->
         assert [m["content"] for m in stored[1:]] == sent
 
 
+MIXED_WEATHER = "call_W3ath3rMix000000000000001"
+MIXED_DELETE = "call_D3l3t3Mix00000000000002"
+MIXED = "weather in Paris and delete notes.txt"
 SCENARIOS = {
-    "approve": ({DELETE_CALL: True}, "Deleted notes.txt.", "output", ["notes.txt"]),
-    "deny": ({DELETE_CALL: False}, "I did not delete notes.txt.", "denied", []),
+    # prompt, answers, resumed text, resumed outcomes, files deleted
+    "approve": (
+        "delete notes.txt",
+        {DELETE_CALL: True},
+        "Deleted notes.txt.",
+        {DELETE_CALL: "output"},
+        ["notes.txt"],
+    ),
+    "deny": (
+        "delete notes.txt",
+        {DELETE_CALL: False},
+        "I did not delete notes.txt.",
+        {DELETE_CALL: "denied"},
+        [],
+    ),
+    "mixed, approve": (
+        MIXED,
+        {MIXED_DELETE: True},
+        "Sunny in Paris; deleted notes.txt.",
+        {MIXED_DELETE: "output"},
+        ["notes.txt"],
+    ),
+    "mixed, deny": (
+        MIXED,
+        {MIXED_DELETE: False},
+        "Sunny in Paris; kept notes.txt.",
+        {MIXED_DELETE: "denied"},
+        [],
+    ),
 }
 PAUSED = {"agenta-batch": "paused", "agenta-sse": "paused", "vercel-sse": "other", "chat": "other"}
 DONE = {"agenta-batch": "end_turn", "agenta-sse": "end_turn", "vercel-sse": "stop", "chat": "stop"}
@@ -190,27 +220,28 @@ DONE = {"agenta-batch": "end_turn", "agenta-sse": "end_turn", "vercel-sse": "sto
 def test_an_approval_round_trip_resumes_warm_and_cold_to_the_same_turn(
     flow: Any, scenario: str, warm: Doors, cold: Doors, fake: FakeOpenAI
 ) -> None:
-    answers, text, outcome, deleted = SCENARIOS[scenario]
+    prompt, answers, text, outcomes, deleted = SCENARIOS[scenario]
     views = []
     for doors in (warm, cold):
         session = sid(flow.name)
         DELETED.clear()
-        paused: Reply = flow.first(doors.url, session, "delete notes.txt")
+        paused: Reply = flow.first(doors.url, session, prompt)
         assert paused.status == 200, paused.body
         assert paused.stop == PAUSED[flow.name]
-        assert list(paused.gates) == [DELETE_CALL]
-        assert paused.gates[DELETE_CALL].startswith("ap_")
+        assert list(paused.gates) == list(answers)
+        assert all(token.startswith("ap_") for token in paused.gates.values())
         assert DELETED == []
         calls = len(fake.requests)
-        resumed: Reply = flow.decide(doors.url, session, paused, answers)
+        resumed: Reply = decide(flow, doors.url, session, paused, answers)
         assert resumed.status == 200, resumed.body
         assert resumed.stop == DONE[flow.name]
         assert resumed.text == text
-        assert resumed.outcomes == {DELETE_CALL: outcome}
+        assert resumed.outcomes == outcomes
         assert deleted == DELETED
         assert len(fake.requests) == calls + 1, "the resumed turn asks the model once, with the outcome"
         told = fake.requests[-1]["messages"]
-        assert told[-1]["role"] == "tool" and told[-1]["tool_call_id"] == DELETE_CALL
+        assert [m["role"] for m in told].count("tool") == (2 if prompt == MIXED else 1)
+        assert told[-1]["role"] == "tool" and told[-1]["tool_call_id"] in answers
         if paused.message_id is not None:
             assert resumed.message_id == paused.message_id
         views.append(normalize(resumed.body, *resumed.trace_ids, *paused.trace_ids, session))

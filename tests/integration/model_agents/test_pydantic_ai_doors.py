@@ -12,10 +12,10 @@ import orjson
 import pytest
 from approvals_flows import FLOWS, Reply
 from approvals_wire import normalize, sse_data
-from model_doors import Doors
+from model_doors import Doors, decide
 
 from model_tools import DELETED
-from pydantic_models import DELETE_CALL, WEATHER_CALL
+from pydantic_models import DELETE_CALL, MIXED, MIXED_DELETE, WEATHER_CALL
 
 WEATHER = {"city": "Paris", "condition": "Sunny", "temperature_c": 21}
 WEATHER_TEXT = '{"city":"Paris","condition":"Sunny","temperature_c":21}'
@@ -92,8 +92,35 @@ def test_agentex_message_send_runs_the_pydantic_ai_agent(pyd_warm: Doors) -> Non
 
 
 SCENARIOS = {
-    "approve": ({DELETE_CALL: True}, "Deleted notes.txt.", "output", ["notes.txt"]),
-    "deny": ({DELETE_CALL: False}, "I did not delete notes.txt.", "denied", []),
+    # prompt, answers, resumed text, resumed outcomes, files deleted
+    "approve": (
+        "delete notes.txt",
+        {DELETE_CALL: True},
+        "Deleted notes.txt.",
+        {DELETE_CALL: "output"},
+        ["notes.txt"],
+    ),
+    "deny": (
+        "delete notes.txt",
+        {DELETE_CALL: False},
+        "I did not delete notes.txt.",
+        {DELETE_CALL: "denied"},
+        [],
+    ),
+    "mixed, approve": (
+        MIXED,
+        {MIXED_DELETE: True},
+        "Sunny in Paris; deleted notes.txt.",
+        {MIXED_DELETE: "output"},
+        ["notes.txt"],
+    ),
+    "mixed, deny": (
+        MIXED,
+        {MIXED_DELETE: False},
+        "Sunny in Paris; kept notes.txt.",
+        {MIXED_DELETE: "denied"},
+        [],
+    ),
 }
 PAUSED = {"agenta-batch": "paused", "agenta-sse": "paused", "vercel-sse": "other", "chat": "other"}
 DONE = {"agenta-batch": "end_turn", "agenta-sse": "end_turn", "vercel-sse": "stop", "chat": "stop"}
@@ -104,21 +131,21 @@ DONE = {"agenta-batch": "end_turn", "agenta-sse": "end_turn", "vercel-sse": "sto
 def test_a_deferred_approval_round_trip_resumes_warm_and_cold_to_the_same_turn(
     flow: Any, scenario: str, pyd_warm: Doors, pyd_cold: Doors
 ) -> None:
-    answers, text, outcome, deleted = SCENARIOS[scenario]
+    prompt, answers, text, outcomes, deleted = SCENARIOS[scenario]
     views = []
     for doors in (pyd_warm, pyd_cold):
         session = sid(flow.name)
         DELETED.clear()
-        paused: Reply = flow.first(doors.url, session, "delete notes.txt")
+        paused: Reply = flow.first(doors.url, session, prompt)
         assert paused.status == 200, paused.body
         assert paused.stop == PAUSED[flow.name]
-        assert list(paused.gates) == [DELETE_CALL]
+        assert list(paused.gates) == list(answers)
         assert DELETED == []
-        resumed: Reply = flow.decide(doors.url, session, paused, answers)
+        resumed: Reply = decide(flow, doors.url, session, paused, answers)
         assert resumed.status == 200, resumed.body
         assert resumed.stop == DONE[flow.name]
         assert resumed.text == text
-        assert resumed.outcomes == {DELETE_CALL: outcome}
+        assert resumed.outcomes == outcomes
         assert deleted == DELETED
         views.append(normalize(resumed.body, *resumed.trace_ids, *paused.trace_ids, session))
     assert views[0] == views[1]

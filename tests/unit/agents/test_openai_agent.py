@@ -356,3 +356,48 @@ async def test_a_missing_api_key_is_an_error_event_not_a_crash(monkeypatch: pyte
     events = [e async for e in run_turn(openai_agent("gpt-4o-mini"), TurnContext(messages=[user("hi")]))]
     assert isinstance(events[0], ErrorEvent) and "OPENAI_API_KEY" in events[0].message
     assert events[-1].stop_reason == "error"
+
+
+MIXED_WEATHER = "call_W3ath3rMix000000000000001"
+MIXED_DELETE = "call_D3l3t3Mix00000000000002"
+
+
+async def test_a_free_call_runs_while_its_gated_sibling_waits_then_both_reach_the_model(
+    fake: FakeOpenAI,
+) -> None:
+    DELETED.clear()
+    prompt = "weather in Paris and delete notes.txt"
+    asked = await turn(fake, user(prompt))
+    assert [type(e).__name__ for e in asked] == [
+        "ToolCall", "ToolCall", "ToolResult", "Usage", "InteractionRequest", "Done",
+    ]  # fmt: skip
+    weather = asked[2]
+    assert isinstance(weather, ToolResult) and weather.id == MIXED_WEATHER
+    assert asked[4].payload["toolCallId"] == MIXED_DELETE  # type: ignore[union-attr]
+    assert DELETED == []
+
+    calls = [ToolCallBlock(id=c.id, name=c.name, input=c.input) for c in asked[:2]]  # type: ignore[union-attr]
+    done = ToolResultBlock(id=MIXED_WEATHER, name="get_weather", output=weather.output)
+    decision = ToolResultBlock(id=MIXED_DELETE, output={"approved": True, "interactionToken": "ap_x"})
+    resumed = await turn(fake, user(prompt), Message(role="assistant", content=[*calls, done, decision]))
+    assert [e.id for e in resumed if isinstance(e, ToolResult)] == [MIXED_DELETE]
+    assert DELETED == ["notes.txt"]
+    assert text_of(resumed) == "Sunny in Paris; deleted notes.txt."
+    sent = fake.requests[-1]["messages"]
+    assert [(m["role"], m.get("tool_call_id")) for m in sent] == [
+        ("user", None),
+        ("assistant", None),
+        ("tool", MIXED_WEATHER),
+        ("tool", MIXED_DELETE),
+    ]
+
+
+async def test_arguments_that_are_not_json_go_back_to_the_model_as_an_error(fake: FakeOpenAI) -> None:
+    events = await turn(fake, user("bad arguments"))
+    call = events[0]
+    assert isinstance(call, ToolCall) and call.input == '{"city": Paris}'
+    result = events[1]
+    assert isinstance(result, ToolResult) and result.is_error
+    assert result.output == "the arguments of get_weather must be a JSON object"
+    assert fake.requests[-1]["messages"][2]["content"] == result.output
+    assert text_of(events) == "Sorry, I could not look that up."
