@@ -140,14 +140,10 @@ class OpenAIAgent:
                     finally:
                         await stream.close()  # on error or client disconnect too: frees the connection
                 except Exception as exc:
-                    for event in reader.close():
-                        yield event
                     if reader.usage is not None:
                         usages.append(reader.usage)
-                    if (usage := usage_event(usages)) is not None:
-                        yield usage
-                    yield model_error(exc, self.model)
-                    yield Done(stop_reason=StopReason.ERROR)
+                    for event in [*reader.close(), *_ending(usages, model_error(exc, self.model))]:
+                        yield event
                     return
                 for event in reader.close():
                     yield event
@@ -155,10 +151,8 @@ class OpenAIAgent:
                 if reader.usage is not None:
                     usages.append(reader.usage)
                 if reader.finish_reason is None:
-                    if (usage := usage_event(usages)) is not None:
-                        yield usage
-                    yield incomplete(self.model)
-                    yield Done(stop_reason=StopReason.ERROR)
+                    for event in _ending(usages, incomplete(self.model)):
+                        yield event
                     return
 
                 def next_id() -> str:
@@ -169,9 +163,8 @@ class OpenAIAgent:
                 calls = reader.tool_calls(next_id)
                 if not calls:
                     reason = reader.finish_reason
-                    if (usage := usage_event(usages)) is not None:
-                        yield usage  # one per turn: the sum of its model calls
-                    yield Done(stop_reason=FINISH_REASONS.get(reason, reason))
+                    for event in _ending(usages, Done(stop_reason=FINISH_REASONS.get(reason, reason))):
+                        yield event
                     return
                 for call in calls:
                     yield call
@@ -182,21 +175,17 @@ class OpenAIAgent:
                     messages.append(tool_message(result.id or "", result.output))
             else:
                 if not gated:
-                    if (usage := usage_event(usages)) is not None:
-                        yield usage
-                    yield ErrorEvent(
-                        message=f"The agent stopped after {self.max_steps} model calls "
-                        "without a final answer.",
+                    error = ErrorEvent(
+                        message=f"The agent stopped after {self.max_steps} model calls without an answer.",
                         code=MAX_STEPS_CODE,
                         detail={"maxSteps": self.max_steps},
                     )
-                    yield Done(stop_reason=StopReason.ERROR)
+                    for event in _ending(usages, error):
+                        yield event
                     return
 
-            if (usage := usage_event(usages)) is not None:
-                yield usage
-            for call in gated:
-                yield approval_request(call)
+            for event in _ending(usages, *(approval_request(call) for call in gated)):
+                yield event
             # Parked warm: the next turn's context arrives here; run cold, ``None`` ends this one.
             ctx = yield Done(stop_reason=StopReason.PAUSED)
 
@@ -211,6 +200,18 @@ class OpenAIAgent:
         if self._definitions:
             request["tools"] = self._definitions
         return request
+
+
+def _ending(usages: list[Any], *tail: Event) -> list[Event]:
+    """The turn's one usage event (the sum of its model calls), then ``tail``; an error event gets
+    its ``Done(error)``."""
+    out: list[Event] = []
+    if (usage := usage_event(usages)) is not None:
+        out.append(usage)
+    out.extend(tail)
+    if tail and isinstance(tail[-1], ErrorEvent):
+        out.append(Done(stop_reason=StopReason.ERROR))
+    return out
 
 
 async def _denied(call: ToolCall) -> ToolResult:
