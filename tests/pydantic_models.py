@@ -3,6 +3,8 @@ last user prompt picks the scenario, a tool return in the request means the answ
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -19,6 +21,10 @@ DELETE_CALL = "pyd_delete_1"
 MIXED = "weather in Paris and delete notes.txt"
 MIXED_WEATHER = "pyd_mixed_weather"
 MIXED_DELETE = "pyd_mixed_delete"
+
+
+CANCELLED = threading.Event()
+"""Set when the ``slow`` prompt's model stream stops early (cancelled or closed)."""
 
 
 class ModelDown(RuntimeError):
@@ -72,6 +78,13 @@ async def script(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator
         yield {
             1: DeltaToolCall(name="delete_file", json_args='{"path": "notes.txt"}', tool_call_id=MIXED_DELETE)
         }
+    elif prompt == "slow":
+        try:
+            yield "Thinking"
+            await asyncio.sleep(30)
+            yield " too late"
+        finally:  # cancelled, or closed: the stream stops either way
+            CANCELLED.set()
     elif prompt == "fail":
         yield "Starting"
         raise ModelDown("the scripted model went down")

@@ -269,3 +269,23 @@ async def test_a_static_system_prompt_is_kept_on_later_turns() -> None:
     await turn(user("hi"), said, user("hello"), agent=pydantic_ai_agent(agent))
     parts = [(p.part_kind, p.content) for m in seen[0] for p in m.parts if p.part_kind != "text"]
     assert parts == [("system-prompt", "Answer in French."), ("user-prompt", "hi"), ("user-prompt", "hello")]
+
+
+async def test_closing_the_turn_cancels_the_pydantic_ai_run() -> None:
+    import asyncio
+    import time
+
+    from pydantic_models import CANCELLED
+
+    CANCELLED.clear()
+    run = run_turn(pydantic_ai_agent(scripted_agent()), TurnContext(messages=[user("slow")]))
+    seen = []
+    async for event in run:
+        seen.append(event)
+        if isinstance(event, MessageDelta):
+            break
+    closed = time.monotonic()
+    await run.aclose()
+    assert await asyncio.to_thread(CANCELLED.wait, 5)
+    assert time.monotonic() - closed < 1.0
+    assert text_of(seen) == "Thinking" and run.cancelled
