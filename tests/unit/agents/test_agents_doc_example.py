@@ -28,3 +28,18 @@ async def test_documented_example_agent_streams_its_answer() -> None:
     ]
     assert "".join(e.delta for e in out if isinstance(e, MessageDelta)) == "MAKE NOISE "
     assert out[-1] == Done(stop_reason="end_turn", trace_id="t")
+
+
+def test_documented_model_agent_example_builds_its_tools() -> None:
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.DOTALL)
+    code = next(b for b in blocks if "openai_agent(" in b)
+    namespace: dict[str, object] = {}
+    exec(compile(code, str(DOC), "exec"), namespace)
+    agent = namespace["agent"]
+    assert {name: t.requires_approval for name, t in agent.tools.items()} == {  # type: ignore[attr-defined]
+        "get_weather": False,
+        "delete_file": True,
+    }
+    weather = agent.tools["get_weather"].definition()["function"]  # type: ignore[attr-defined]
+    assert weather["description"] == "The current weather in a city."
+    assert weather["parameters"]["properties"]["city"]["description"] == "The city's name, e.g. Paris."
