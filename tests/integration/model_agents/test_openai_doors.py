@@ -297,3 +297,28 @@ def test_a_client_leaving_mid_stream_closes_the_model_request(warm: Doors, fake:
         response.close()
     assert record.left_event.wait(5), "the model server never saw the request end"
     assert record.left is not None and record.left - left < 1.0
+
+
+def test_a_chat_approval_round_trip_is_stored_as_one_assistant_message(warm: Doors) -> None:
+    from approvals_flows import UseChat
+
+    flow, session = UseChat(), sid("stored")
+    paused = flow.first(warm.url, session, "delete notes.txt")
+    resumed = decide(flow, warm.url, session, paused, {DELETE_CALL: True})
+    assert resumed.text == "Deleted notes.txt."
+    stored = httpx.get(f"{warm.url}/tasks/{session}/messages", params={"format": "vercel"}, timeout=20).json()
+    messages = stored["messages"]
+    assert [(m["role"], [p["type"] for p in m["parts"]]) for m in messages] == [
+        ("user", ["text"]),
+        ("assistant", ["tool-delete_file", "text"]),
+    ]
+    tool_part, text_part = messages[1]["parts"]
+    assert tool_part == {
+        "type": "tool-delete_file",
+        "toolCallId": DELETE_CALL,
+        "state": "output-available",
+        "input": {"path": "notes.txt"},
+        "approval": {"id": paused.gates[DELETE_CALL], "approved": True},
+        "output": '{"path":"notes.txt","deleted":true}',
+    }
+    assert text_part == {"type": "text", "text": "Deleted notes.txt."}
