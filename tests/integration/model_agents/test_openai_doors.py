@@ -322,3 +322,24 @@ def test_a_chat_approval_round_trip_is_stored_as_one_assistant_message(warm: Doo
         "output": '{"path":"notes.txt","deleted":true}',
     }
     assert text_part == {"type": "text", "text": "Deleted notes.txt."}
+
+
+def test_a_streamed_agentex_message_send_stores_the_same_turn(warm: Doors) -> None:
+    with httpx.Client(base_url=warm.url, timeout=20) as client:
+        task_id = _rpc(client, "task/create", {"name": sid("agentex-stream")})["id"]
+        content = {"type": "text", "author": "user", "content": "weather in Paris"}
+        body = {"method": "message/send", "params": {"task_id": task_id, "content": content, "stream": True}}
+        response = client.post("/agents/name/model/rpc", json=body)
+        assert response.status_code == 200
+        lines = [orjson.loads(line) for line in response.text.splitlines()]
+        assert lines and all(line["error"] is None for line in lines)
+        deltas = "".join(
+            line["result"]["delta"].get("text_delta") or ""
+            for line in lines
+            if line["result"].get("type") == "delta" and line["result"].get("delta")
+        )
+        assert deltas == "It is sunny and 21 °C in Paris."
+        stored = client.get(f"/tasks/{task_id}/messages").json()["messages"]
+        assert [m["content"]["type"] for m in stored] == ["text", "tool_request", "tool_response", "text"]
+        assert stored[-1]["content"]["content"] == "It is sunny and 21 °C in Paris."
+        assert stored[1]["content"]["arguments"] == {"city": "Paris"}
