@@ -1,0 +1,197 @@
+"""The adapter: one pydantic-ai run per turn, its events as canonical ones, deferred approvals as
+turnwire approvals (see the package docstring)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, Final
+
+import orjson
+from pydantic_ai import Agent as PydanticAgent
+from pydantic_ai import DeferredToolRequests, DeferredToolResults, ToolDenied
+from pydantic_ai import messages as pm
+
+from turnwire.agents.chat_history import DENIED_TEXT, to_chat_messages
+from turnwire.agents.pydantic_ai.events import Parts, args_of, plain, tool_result, usage_of
+from turnwire.agents.pydantic_ai.messages import to_model_messages
+from turnwire.agents.tools import approval_request
+from turnwire.model import (
+    DataEvent,
+    Done,
+    ErrorEvent,
+    Event,
+    StopReason,
+    ToolCall,
+)
+from turnwire.runtime import TurnContext, user_turns
+
+FAILURE_CODE: Final = "model_error"
+USAGE_LIMIT_CODE: Final = "usage_limit_exceeded"
+
+
+class PydanticAIAgent:
+    """A turnwire agent running a ``pydantic_ai.Agent`` (see ``pydantic_ai_agent``)."""
+
+    def __init__(self, agent: PydanticAgent[Any, Any], *, deps: Any = None, **run_options: Any) -> None:
+        self.agent = agent
+        self.deps = deps
+        self.run_options = run_options
+        output = agent.output_type
+        specs = list(output) if isinstance(output, Sequence) and not isinstance(output, str) else [output]
+        # A run must be able to end with deferred requests, or an approval tool makes it fail.
+        self._output_type = specs if DeferredToolRequests in specs else [*specs, DeferredToolRequests]
+
+    def __call__(self, ctx: TurnContext) -> AsyncIterator[Event]:
+        return self._run(ctx)
+
+    async def _run(self, ctx: TurnContext | None) -> AsyncIterator[Event]:
+        while ctx is not None:
+            chat = to_chat_messages(ctx.messages)
+            history = to_model_messages(chat.messages)
+            statics = tuple(getattr(self.agent, "_system_prompts", ()))
+            if history and statics:  # pydantic-ai only adds them to an empty history
+                history.insert(0, pm.ModelRequest(parts=[pm.SystemPromptPart(content=s) for s in statics]))
+            prompt: Any = None
+            deferred: DeferredToolResults | None = None
+            if chat.open_calls:
+                decided = ctx.decisions()
+                approvals: dict[str, Any] = {}
+                asked: list[ToolCall] = []
+                for block in chat.open_calls:
+                    decision = decided.get(block.id or "")
+                    if decision is None:
+                        asked.append(ToolCall(id=block.id, name=block.name, input=block.input))
+                    else:
+                        approvals[block.id or ""] = True if decision.approved else ToolDenied(DENIED_TEXT)
+                if asked:  # replayed without an answer: ask again, run nothing
+                    for call in asked:
+                        yield approval_request(call)
+                    ctx = yield Done(stop_reason=StopReason.PAUSED)
+                    continue
+                deferred = DeferredToolResults(approvals=approvals)
+            elif history and isinstance(history[-1], pm.ModelRequest):
+                last = history[-1]
+                if len(last.parts) == 1 and isinstance(last.parts[0], pm.UserPromptPart):
+                    history.pop()
+                    prompt = last.parts[0].content
+            paused = False
+            known = {b.id for b in chat.open_calls if b.id}  # announced by the paused turn already
+            async with contextlib.aclosing(self._stream(ctx, prompt, history, deferred, known)) as stream:
+                async for event in stream:
+                    if isinstance(event, Done) and event.stop_reason == StopReason.PAUSED:
+                        paused = True
+                        break
+                    yield event
+            if not paused:
+                return
+            # Parked warm: the next turn's context arrives here; run cold, ``None`` ends this one.
+            ctx = yield Done(stop_reason=StopReason.PAUSED)
+
+    async def _stream(
+        self,
+        ctx: TurnContext,
+        prompt: Any,
+        history: list[pm.ModelMessage],
+        deferred: DeferredToolResults | None,
+        announced: set[str],
+    ) -> AsyncIterator[Event]:
+        """One pydantic-ai run as events; ``announced``: call ids not to announce again (pydantic-ai
+        repeats the call event of a resumed deferred call, a client would reset its tool part)."""
+        parts = Parts(str(user_turns(ctx.messages)))
+        result: Any = None
+        handle = self.agent.run_stream_events(
+            prompt,
+            output_type=self._output_type,
+            message_history=history,
+            deferred_tool_results=deferred,
+            deps=self.deps,
+            **self.run_options,
+        )
+        try:
+            async with _opened(handle) as events:
+                async for event in events:
+                    if isinstance(event, pm.PartStartEvent):
+                        for out in parts.start(event.index, event.part):
+                            yield out
+                    elif isinstance(event, pm.PartDeltaEvent):
+                        for out in parts.delta(event.index, event.delta):
+                            yield out
+                    elif isinstance(event, pm.PartEndEvent):
+                        for out in parts.end(event.index):
+                            yield out
+                    elif isinstance(event, pm.FunctionToolCallEvent):
+                        call = event.part
+                        if call.tool_call_id not in announced:
+                            announced.add(call.tool_call_id)
+                            yield ToolCall(id=call.tool_call_id, name=call.tool_name, input=args_of(call))
+                    elif isinstance(event, pm.FunctionToolResultEvent):
+                        yield tool_result(getattr(event, "part", None) or getattr(event, "result", None))
+                    elif type(event).__name__ == "AgentRunResultEvent":
+                        result = event.result  # type: ignore[union-attr]
+        except Exception as exc:  # the model's or a tool's failure: report it, end the turn
+            for out in parts.close():
+                yield out
+            yield _failure(exc)
+            yield Done(stop_reason=StopReason.ERROR)
+            return
+        for out in parts.close():
+            yield out
+        if result is None:
+            yield Done(stop_reason=StopReason.END_TURN)
+            return
+        usage = result.usage  # a property since pydantic-ai 2, a method before
+        if not hasattr(usage, "input_tokens") and callable(usage):
+            usage = usage()
+        usage = usage_of(usage)
+        if usage is not None:
+            yield usage
+        output = result.output
+        if isinstance(output, DeferredToolRequests):
+            for call in output.approvals:
+                request = ToolCall(id=call.tool_call_id, name=call.tool_name, input=args_of(call))
+                if call.tool_call_id not in announced:
+                    yield request
+                yield approval_request(request)
+            yield Done(stop_reason=StopReason.PAUSED)
+            return
+        if not isinstance(output, str):  # a structured result: the text parts did not carry it
+            yield DataEvent(name="result", data=orjson.loads(orjson.dumps(output, default=plain)))
+        yield Done(stop_reason=StopReason.END_TURN)
+
+
+@contextlib.asynccontextmanager
+async def _opened(handle: Any) -> AsyncIterator[Any]:
+    """The run's events: ``run_stream_events`` is an async context manager since pydantic-ai 2, a
+    bare async iterator before; either way the run is closed when the turn ends or is cancelled."""
+    if hasattr(handle, "__aenter__"):
+        async with handle as events:
+            yield events
+        return
+    try:
+        yield handle
+    finally:
+        close = getattr(handle, "aclose", None)
+        if close is not None:
+            await close()
+
+
+def _failure(exc: Exception) -> ErrorEvent:
+    name = type(exc).__name__
+    status = getattr(exc, "status_code", None)
+    detail: dict[str, Any] = {"exception": name}
+    if isinstance(status, int):
+        detail["status"] = status
+    code = USAGE_LIMIT_CODE if name == "UsageLimitExceeded" else FAILURE_CODE
+    return ErrorEvent(message=f"The pydantic-ai agent failed: {name}: {exc}", code=code, detail=detail)
+
+
+def pydantic_ai_agent(
+    agent: PydanticAgent[Any, Any], *, deps: Any = None, **run_options: Any
+) -> PydanticAIAgent:
+    """Serve ``agent`` (a ``pydantic_ai.Agent``) as a turnwire agent.
+
+    ``deps`` is passed to every run; ``run_options`` (``model_settings``, ``usage_limits``, ``model``...)
+    go to ``run_stream_events`` as they are.
+    """
+    return PydanticAIAgent(agent, deps=deps, **run_options)
