@@ -88,6 +88,7 @@ def to_chat_messages(history: Sequence[Message], system: str | None = None) -> C
     text: list[str] = []
     calls: list[ToolCallBlock] = []
     steps: list[tuple[int, list[ToolCallBlock]]] = []  # (index of the assistant message, its calls)
+    seen: set[str] = set()
 
     def flush() -> None:
         if not text and not calls:
@@ -119,7 +120,8 @@ def to_chat_messages(history: Sequence[Message], system: str | None = None) -> C
                 if calls:  # text after a call belongs to the next step
                     flush()
                 text.append(block.text)
-            elif isinstance(block, ToolCallBlock) and block.id:
+            elif isinstance(block, ToolCallBlock) and block.id and block.id not in seen:
+                seen.add(block.id)  # a call replayed twice (a refresh, a re-sent message) is sent once
                 calls.append(block)
     flush()
 
