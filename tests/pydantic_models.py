@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 from pydantic_ai import Agent
+from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaThinkingPart, DeltaToolCall, FunctionModel
 from pydantic_ai.models.test import TestModel
@@ -85,6 +86,8 @@ async def script(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator
             yield " too late"
         finally:  # cancelled, or closed: the stream stops either way
             CANCELLED.set()
+    elif prompt == "rate limited":
+        raise ModelHTTPError(429, "scripted", {"error": {"message": "Rate limit reached"}}, retry_after=20)
     elif prompt == "fail":
         yield "Starting"
         raise ModelDown("the scripted model went down")

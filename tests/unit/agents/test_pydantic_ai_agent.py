@@ -289,3 +289,12 @@ async def test_closing_the_turn_cancels_the_pydantic_ai_run() -> None:
     assert await asyncio.to_thread(CANCELLED.wait, 5)
     assert time.monotonic() - closed < 1.0
     assert text_of(seen) == "Thinking" and run.cancelled
+
+
+async def test_a_model_http_error_gets_the_same_code_as_the_openai_adapter() -> None:
+    events = await turn(user("rate limited"))
+    error = next(e for e in events if isinstance(e, ErrorEvent))
+    assert error.code == "model_rate_limited"
+    assert error.detail == {"exception": "ModelHTTPError", "status": 429, "retryAfter": 20}
+    assert error.message.startswith("The pydantic-ai agent failed: ModelHTTPError: ")
+    assert events[-1] == Done(stop_reason="error", trace_id=TRACE)

@@ -6,23 +6,12 @@ from typing import Any, Final
 
 import openai
 
+from turnwire.agents.model_errors import status_code
 from turnwire.agents.openai_chat.stream import MalformedChunk
 from turnwire.model import ErrorEvent
 
 INCOMPLETE_CODE: Final = "model_stream_incomplete"
 MAX_STEPS_CODE: Final = "max_steps_exceeded"
-
-_STATUS_CODES: Final = {
-    400: "model_bad_request",
-    401: "model_unauthorized",
-    403: "model_forbidden",
-    404: "model_not_found",
-    408: "model_timeout",
-    409: "model_conflict",
-    413: "model_bad_request",
-    422: "model_bad_request",
-    429: "model_rate_limited",
-}
 
 
 def _retry_after(response: Any) -> float | None:
@@ -56,7 +45,7 @@ def model_error(exc: BaseException, model: str) -> ErrorEvent:
     """The error event for an exception raised while calling or reading the model."""
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
-        code = _STATUS_CODES.get(status, "model_server_error" if status >= 500 else "model_error")
+        code = status_code(status)
         detail: dict[str, Any] = {"status": status, "model": model}
         retry_after = _retry_after(exc.response)
         if retry_after is not None:

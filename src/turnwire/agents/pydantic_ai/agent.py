@@ -13,6 +13,7 @@ from pydantic_ai import DeferredToolRequests, DeferredToolResults, ToolDenied
 from pydantic_ai import messages as pm
 
 from turnwire.agents.chat_history import DENIED_TEXT, to_chat_messages
+from turnwire.agents.model_errors import status_code
 from turnwire.agents.pydantic_ai.events import Parts, args_of, plain, tool_result, usage_of
 from turnwire.agents.pydantic_ai.messages import to_model_messages
 from turnwire.agents.tools import approval_request
@@ -177,12 +178,17 @@ async def _opened(handle: Any) -> AsyncIterator[Any]:
 
 
 def _failure(exc: Exception) -> ErrorEvent:
+    """An exception from the run: the model server's HTTP status gives the same codes as ``openai_agent``."""
     name = type(exc).__name__
     status = getattr(exc, "status_code", None)
     detail: dict[str, Any] = {"exception": name}
+    code = USAGE_LIMIT_CODE if name == "UsageLimitExceeded" else FAILURE_CODE
     if isinstance(status, int):
         detail["status"] = status
-    code = USAGE_LIMIT_CODE if name == "UsageLimitExceeded" else FAILURE_CODE
+        code = status_code(status)
+    retry_after = getattr(exc, "retry_after", None)  # pydantic-ai 2 reads the provider's header
+    if isinstance(retry_after, int | float):
+        detail["retryAfter"] = retry_after
     return ErrorEvent(message=f"The pydantic-ai agent failed: {name}: {exc}", code=code, detail=detail)
 
 
