@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pydantic import BaseModel
-from pydantic_ai import Agent
+from pydantic_ai import Agent, CallDeferred
 from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaThinkingPart, DeltaToolCall, FunctionModel
@@ -20,6 +20,7 @@ from model_tools import delete_file, get_weather
 WEATHER_CALL = "pyd_weather_1"
 DELETE_CALL = "pyd_delete_1"
 MIXED = "weather in Paris and delete notes.txt"
+LOCATION_CALL = "pyd_location_1"
 MIXED_WEATHER = "pyd_mixed_weather"
 MIXED_DELETE = "pyd_mixed_delete"
 
@@ -48,7 +49,9 @@ async def script(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator
     )
     prompt = _prompt(messages)
     if returns:
-        if prompt == MIXED:
+        if prompt == "where am I":
+            yield f"You are in {returns[0].content}."
+        elif prompt == MIXED:
             denied = any("denied" in str(r.content) for r in returns)
             yield "Sunny in Paris; kept notes.txt." if denied else "Sunny in Paris; deleted notes.txt."
         elif prompt == "delete notes.txt":
@@ -86,6 +89,8 @@ async def script(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator
             yield " too late"
         finally:  # cancelled, or closed: the stream stops either way
             CANCELLED.set()
+    elif prompt == "where am I":
+        yield {0: DeltaToolCall(name="get_location", json_args="{}", tool_call_id=LOCATION_CALL)}
     elif prompt == "rate limited":
         raise ModelHTTPError(429, "scripted", {"error": {"message": "Rate limit reached"}}, retry_after=20)
     elif prompt == "fail":
@@ -99,7 +104,13 @@ def scripted_agent() -> Agent[None, str]:
     agent = Agent(FunctionModel(stream_function=script), instructions="You are a helpful assistant.")
     agent.tool_plain(get_weather)
     agent.tool_plain(requires_approval=True)(delete_file.function)
+    agent.tool_plain(get_location)
     return agent
+
+
+def get_location() -> str:
+    """Where the user is: only the client knows, so the call is deferred to it."""
+    raise CallDeferred
 
 
 class Forecast(BaseModel):

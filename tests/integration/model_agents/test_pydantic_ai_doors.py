@@ -149,3 +149,31 @@ def test_a_deferred_approval_round_trip_resumes_warm_and_cold_to_the_same_turn(
         assert deleted == DELETED
         views.append(normalize(resumed.body, *resumed.trace_ids, *paused.trace_ids, session))
     assert views[0] == views[1]
+
+
+@pytest.mark.parametrize("flow", [f for f in FLOWS if f.name in ("vercel-sse", "chat")], ids=lambda f: f.name)
+def test_a_deferred_external_tool_is_answered_by_the_client_warm_and_cold(
+    flow: Any, pyd_warm: Doors, pyd_cold: Doors
+) -> None:
+    from approvals_wire import ui_assistant
+
+    from pydantic_models import LOCATION_CALL
+
+    views = []
+    for doors in (pyd_warm, pyd_cold):
+        session = sid(flow.name)
+        paused: Reply = flow.first(doors.url, session, "where am I")
+        assert paused.status == 200 and paused.stop == "other", paused.body
+        available = [c for c in paused.body[:-1] if c["type"] == "tool-input-available"]
+        # the call, then the request's refresh of it (as for approvals)
+        assert {(c["toolCallId"], c["toolName"], orjson.dumps(c["input"])) for c in available} == {
+            (LOCATION_CALL, "get_location", b"{}")
+        }
+        message = ui_assistant(paused.body)
+        part = next(p for p in message["parts"] if p.get("toolCallId") == LOCATION_CALL)
+        part.update(state="output-available", output="Lyon")  # what addToolOutput records
+        resumed: Reply = flow.send(doors.url, session, [*paused.history, message])
+        assert resumed.status == 200, resumed.body
+        assert (resumed.stop, resumed.text) == ("stop", "You are in Lyon.")
+        views.append(normalize(resumed.body, *resumed.trace_ids, *paused.trace_ids, session))
+    assert views[0] == views[1]

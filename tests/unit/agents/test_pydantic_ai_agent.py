@@ -298,3 +298,20 @@ async def test_a_model_http_error_gets_the_same_code_as_the_openai_adapter() -> 
     assert error.detail == {"exception": "ModelHTTPError", "status": 429, "retryAfter": 20}
     assert error.message.startswith("The pydantic-ai agent failed: ModelHTTPError: ")
     assert events[-1] == Done(stop_reason="error", trace_id=TRACE)
+
+
+async def test_a_deferred_external_call_is_a_client_tool_request_and_its_output_resumes_the_run() -> None:
+    from pydantic_models import LOCATION_CALL
+
+    asked = await turn(user("where am I"))
+    assert asked[0] == ToolCall(id=LOCATION_CALL, name="get_location", input={})
+    request = asked[-2]
+    assert isinstance(request, InteractionRequest) and request.kind == "client_tool"
+    assert request.payload == {"toolCallId": LOCATION_CALL, "toolName": "get_location", "input": {}}
+    assert asked[-1] == Done(stop_reason="paused", trace_id=TRACE)
+
+    call = ToolCallBlock(id=LOCATION_CALL, name="get_location", input={})
+    output = ToolResultBlock(id=LOCATION_CALL, name="get_location", output="Lyon")
+    answered = await turn(user("where am I"), Message(role="assistant", content=[call, output]))
+    assert text_of(answered) == "You are in Lyon."
+    assert answered[-1] == Done(stop_reason="end_turn", trace_id=TRACE)

@@ -22,6 +22,8 @@ from turnwire.model import (
     Done,
     ErrorEvent,
     Event,
+    InteractionKind,
+    InteractionRequest,
     StopReason,
     ToolCall,
 )
@@ -154,6 +156,19 @@ class PydanticAIAgent:
                 if call.tool_call_id not in announced:
                     yield request
                 yield approval_request(request)
+            for call in output.calls:  # external tools: the client runs them and sends the output
+                request = ToolCall(id=call.tool_call_id, name=call.tool_name, input=args_of(call))
+                if call.tool_call_id not in announced:
+                    yield request
+                yield InteractionRequest(
+                    id=f"tool_{call.tool_call_id}",
+                    kind=InteractionKind.CLIENT_TOOL,
+                    payload={
+                        "toolCallId": call.tool_call_id,
+                        "toolName": call.tool_name,
+                        "input": request.input,
+                    },
+                )
             yield Done(stop_reason=StopReason.PAUSED)
             return
         if not isinstance(output, str):  # a structured result: the text parts did not carry it
