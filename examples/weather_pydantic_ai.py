@@ -18,7 +18,7 @@ from pydantic_ai import Agent
 from weather_tools import SYSTEM, get_weather, send_weather_alert
 
 agent = Agent(
-    os.environ.get("PYDANTIC_AI_MODEL", "openai:gpt-4o-mini"),
+    os.environ.get("PYDANTIC_AI_MODEL", "openai-chat:gpt-4o-mini"),
     instructions=SYSTEM,  # instructions (unlike system_prompt) are sent on every turn
     defer_model_check=True,  # no key needed to import this module
 )
