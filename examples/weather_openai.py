@@ -6,7 +6,7 @@
 
 Then talk to it on http://127.0.0.1:8000 (``/invoke``, ``/chat`` for useChat, Agentex RPC). Ask
 "weather in Paris", then "send the Paris forecast to ana@example.com": the alert waits for your approval.
-Also servable as ``turnwire serve --agent weather=weather_openai:agent`` with ``examples`` on ``PYTHONPATH``.
+Also servable as ``turnwire serve --agent weather=weather_openai:agent`` with ``--app-dir examples``.
 """
 
 from __future__ import annotations

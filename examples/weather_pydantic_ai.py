@@ -7,7 +7,7 @@
 The alert tool is declared ``requires_approval=True``: pydantic-ai defers it, turnwire turns the deferral
 into an approval request on the wire and hands the user's decision back on the next request.
 Also servable as ``turnwire serve --agent weather=weather_pydantic_ai:agent`` (the loader recognises a
-``pydantic_ai.Agent``) with ``examples`` on ``PYTHONPATH``.
+``pydantic_ai.Agent``) with ``--app-dir examples``.
 """
 
 from __future__ import annotations
