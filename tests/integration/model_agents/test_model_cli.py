@@ -47,8 +47,9 @@ def test_serve_takes_the_key_from_openai_api_key(fake: FakeOpenAI, tmp_path: Pat
 
 
 def test_serve_loads_a_pydantic_ai_agent_object(tmp_path: Path) -> None:
-    env = {"PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
     args = (
+        "--app-dir",
+        str(TESTS),
         "--agent",
         "weather=pydantic_models:pydantic_weather",
         "--default-agent",
@@ -56,7 +57,7 @@ def test_serve_loads_a_pydantic_ai_agent_object(tmp_path: Path) -> None:
         "--keepalive",
         "0",
     )
-    with turnwire_process(tmp_path, *args, env=env) as (url, _proc):
+    with turnwire_process(tmp_path, *args) as (url, _proc):
         outputs = _invoke(url, "/invoke", "weather in Paris")
         assert outputs["messages"][-1]["content"] == "It is sunny and 21 °C in Paris."
         assert outputs["messages"][0]["tool_name"] == "get_weather"
