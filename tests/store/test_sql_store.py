@@ -19,6 +19,7 @@ from turnwire.store import (
     parse_filters,
 )
 from turnwire.store.clock import MS, parse_time
+from turnwire.store.schema import MIGRATIONS
 
 pytestmark = pytest.mark.anyio
 
@@ -44,7 +45,7 @@ async def test_open_applies_each_migration_once(store: SqlStore, db_url: str) ->
     await again.open()
     await again.close()
     rows = (await execute(db_url, "SELECT version FROM schema_migrations"))[0]
-    assert rows == [(1,), (2,), (3,)]
+    assert rows == [(version,) for version, _, _ in MIGRATIONS]
 
 
 async def test_batch_gets_consecutive_sequence_and_millisecond_stagger(store: SqlStore, db_url: str) -> None:

@@ -7,7 +7,7 @@ the turn's output.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from turnwire.conversations.planning import InboundPlan, continue_stored, effective, plan_inbound, to_messages
@@ -44,6 +44,8 @@ class Conversation:
     plan: InboundPlan
     clock: int | None = None
     """The task's message clock as read with the task (``TurnRecorder``'s ``clock``), if it was."""
+    stored: list[dict[str, Any]] = field(default_factory=list)
+    """The task's conversation (TaskMessages) as read when the turn started."""
 
     @property
     def task_id(self) -> str:
@@ -93,4 +95,4 @@ def _conversation(
 ) -> Conversation:
     contents = [r["content"] for r in current]
     history = continue_stored(to_messages(current), messages) if from_store else messages
-    return Conversation(task, history, plan_inbound(contents, history))
+    return Conversation(task, history, plan_inbound(contents, history), stored=current)

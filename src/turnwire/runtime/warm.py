@@ -209,13 +209,19 @@ class WarmStarts:
         self.misses = 0
         self.cold_fallbacks = 0
 
-    def start(self, agent_name: str, agent: Agent, ctx: TurnContext) -> TurnRun:
-        """Run one turn of ``agent`` for ``ctx`` (see ``run_turn``), warm when the pool allows."""
-        key = (agent_name, ctx.session_id) if ctx.session_id else None
+    def start(
+        self, agent_name: str, agent: Agent, ctx: TurnContext, *, session_key: str | None = None
+    ) -> TurnRun:
+        """Run one turn of ``agent`` for ``ctx`` (see ``run_turn``), warm when the pool allows.
+
+        ``session_key`` (default: the session id) keys the parked agent and signs approval tokens;
+        a server with several tenants makes it the session id within its tenant."""
+        session = ctx.session_id if session_key is None else session_key
+        key = (agent_name, session) if ctx.session_id else None
         parked = self._claim(key, agent, ctx.messages)
 
         def gated(turn_ctx: TurnContext) -> AsyncIterator[Event]:
-            return self._drive(key, agent, parked, turn_ctx)
+            return self._drive(key, agent, parked, turn_ctx, session)
 
         return run_turn(gated, ctx)
 
@@ -243,7 +249,7 @@ class WarmStarts:
         return entry
 
     async def _drive(
-        self, key: PoolKey | None, agent: Agent, parked: Parked | None, ctx: TurnContext
+        self, key: PoolKey | None, agent: Agent, parked: Parked | None, ctx: TurnContext, session: str
     ) -> AsyncIterator[Event]:
         source: Any = parked.agen if parked is not None else agent(ctx)
         send: Any = ctx if parked is not None else None
@@ -268,7 +274,7 @@ class WarmStarts:
                         yield event
                         continue
                     if isinstance(event, InteractionRequest):
-                        event = self.signer.sign_request(event, ctx.session_id)
+                        event = self.signer.sign_request(event, session)
                         requests.append(event)
                     elif isinstance(event, ToolCall) and event.id:
                         calls.append(event.id)

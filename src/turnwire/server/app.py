@@ -61,16 +61,19 @@ def create_router(
     (``create_app`` does). Call ``install_error_handlers(app)`` for JSON errors on your routes too.
     """
     ctx = context or app_context(agents, default_agent=default_agent, settings=settings)
-    router = APIRouter(dependencies=[Depends(ctx.bind)])
-    router.include_router(invoke_router())
-    router.include_router(chat_router())
-    router.include_router(agui_router())
-    router.include_router(openai_router())
-    router.include_router(catalog_router())
+    router = APIRouter()
+    # The one route without the context's key check: a load balancer probes it without a key.
     router.add_api_route("/health", health, methods=["GET"], response_model=Health, tags=["health"])
-    router.include_router(agentex.router)
-    router.include_router(conversations_router)
-    router.include_router(task_stream_router)
+    bound = APIRouter(dependencies=[Depends(ctx.bind)])
+    bound.include_router(invoke_router())
+    bound.include_router(chat_router())
+    bound.include_router(agui_router())
+    bound.include_router(openai_router())
+    bound.include_router(catalog_router())
+    bound.include_router(agentex.router)
+    bound.include_router(conversations_router)
+    bound.include_router(task_stream_router)
+    router.include_router(bound)
     return router
 
 

@@ -9,7 +9,7 @@ applies them on every route, Agentex routes included.
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Annotated, Any
 
 from fastapi import Depends
@@ -22,6 +22,7 @@ from turnwire.runtime.warm import WarmPool, WarmStarts
 from turnwire.server.errors import UnknownAgent
 from turnwire.server.settings import Settings
 from turnwire.store.base import Store
+from turnwire.store.tenant_view import TenantStore
 
 _STATE_KEY = "turnwire"
 
@@ -38,6 +39,9 @@ class AppContext:
     """Set by the app's lifespan (``None``: nothing is recorded; the Agentex routes answer 503)."""
     pubsub: PubSub = field(default_factory=LocalPubSub)
     _warm: WarmStarts | None = None
+    tenant: str = ""
+    """Whose request this context serves (``bind`` gives each request its tenant's copy);
+    ``""`` when the server has no API keys."""
 
     @property
     def warm(self) -> WarmStarts:
@@ -64,9 +68,20 @@ class AppContext:
 
         return running(self)
 
-    def bind(self, request: Request) -> None:
-        """Router dependency: make this context the request's (see ``current``)."""
-        request.state.turnwire = self
+    async def bind(self, request: Request) -> None:
+        """Router dependency: authenticate the request (``Unauthorized`` for a missing or unknown
+        key when keys are configured) and make its tenant's view of this context the request's
+        (see ``current``). Every route but ``/health`` runs it, so none can skip the check."""
+        from turnwire.server.auth import request_tenant  # imports the Agentex errors: not at load
+
+        request.state.turnwire = self.for_tenant(request_tenant(self.settings.api_keys, request))
+
+    def for_tenant(self, tenant: str) -> AppContext:
+        """This context as ``tenant`` sees it: the same agents, pool and pub/sub, and the store
+        restricted to the tenant's tasks (``TenantStore``)."""
+        store = self.store
+        scoped = None if store is None else TenantStore(store, tenant)
+        return replace(self, store=scoped, tenant=tenant, _warm=self.warm)
 
 
 def current(request: Request) -> AppContext:

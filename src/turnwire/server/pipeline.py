@@ -25,7 +25,9 @@ from turnwire.model import Message
 from turnwire.runtime import TurnContext
 from turnwire.runtime.approvals import ApprovalRejected
 from turnwire.runtime.runner import EventRun
+from turnwire.runtime.transcript import Decision
 from turnwire.server.context import AppContext
+from turnwire.server.decision_claims import claim_decisions
 from turnwire.server.errors import RequestError
 from turnwire.server.models import WIRE_VERSION
 from turnwire.store.errors import ConflictError
@@ -88,15 +90,22 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
     conversation = await _open_conversation(app, request, session_id)
     if conversation is not None:
         history = conversation.history
-    _check_decisions(app, history, session_id, request.loc)
+    # Tokens and warm agents are the tenant's: one tenant's session "chat" is not another's.
+    scope = session_scope(app.tenant, session_id)
+    found = _check_decisions(app, history, scope, request.loc)
+    if conversation is not None and app.store is not None:
+        claimed = await claim_decisions(
+            app.store, conversation.task_id, history, found, conversation.stored, request.loc
+        )
+        history, agent = claimed.history, claimed.agent(agent)
     warm = app.warm
     if request.regenerate:
-        warm.forget(request.agent_name, session_id)
+        warm.forget(request.agent_name, scope)
     trace_id = uuid.uuid4().hex
     ctx = TurnContext(
         messages=history, session_id=session_id, parameters=request.parameters, trace_id=trace_id
     )
-    events: EventRun = warm.start(request.agent_name, agent, ctx)
+    events: EventRun = warm.start(request.agent_name, agent, ctx, session_key=scope)
     if conversation is None or app.store is None:
         return StartedTurn(events, history, session_id, trace_id)
     recorder = TurnRecorder(
@@ -125,13 +134,18 @@ async def _open_conversation(app: AppContext, request: TurnRequest, session_id: 
         raise RequestError.at(409, str(exc), ("body", "session_id"), "session_deleted") from None
 
 
+def session_scope(tenant: str, session_id: str) -> str:
+    """What approval tokens and warm agents are keyed by: the session id, within its tenant."""
+    return f"{tenant}\x1f{session_id}" if tenant else session_id
+
+
 def _check_decisions(
-    app: AppContext, history: Sequence[Message], session_id: str, loc: tuple[str | int, ...]
-) -> None:
+    app: AppContext, history: Sequence[Message], scope: str, loc: tuple[str | int, ...]
+) -> dict[str, Decision]:
     """Refuse a history holding a decision this server did not issue for exactly this
     conversation, call, tool and input (409; 422 when the token is missing)."""
     try:
-        app.warm.signer.check_decisions(history, session_id)
+        return app.warm.signer.check_decisions(history, scope)
     except ApprovalRejected as exc:
         error = InputError(exc.msg, loc=(*loc, exc.index), type=exc.reason)
         raise RequestError(exc.status, [error]) from None

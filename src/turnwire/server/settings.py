@@ -44,6 +44,10 @@ class Settings(BaseModel):
     session_waiting_ttl: float = 600.0
     """Seconds an agent parked on an approval or a client tool stays warm."""
 
+    api_keys: dict[str, str] = {}
+    """API keys, ``TENANT:KEY`` entries separated by commas (``TENANT:sha256:<hex>`` names a key by
+    its SHA-256); kept as ``{sha256 of the key: tenant}``. Empty = no authentication (one tenant)."""
+
     vercel_client_version: ClientVersion = ClientVersion.DEFAULT
     """The AI SDK major (``5``, ``6``, ``7`` or ``default``) Vercel streams target unless a request
     names its own in ``x-ai-sdk-version``; ``5`` sends approvals as data parts that ai 5 accepts."""
@@ -56,6 +60,13 @@ class Settings(BaseModel):
         if not isinstance(value, str | int) or isinstance(value, bool):
             raise ValueError("expected 5, 6, 7 or default")
         return ClientVersion.parse(value)
+
+    @field_validator("api_keys", mode="before")
+    @classmethod
+    def _api_keys(cls, value: object) -> dict[str, str]:
+        from turnwire.server.auth import parse_api_keys
+
+        return parse_api_keys(value)
 
     @property
     def keepalive_interval(self) -> float | None:

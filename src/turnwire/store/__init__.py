@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from turnwire.store.base import Idempotency, NewRow, Page, RowChange, SessionTask, Store
+from turnwire.store.base import Claim, Claimed, Idempotency, NewRow, Page, RowChange, SessionTask, Store
 from turnwire.store.errors import ConflictError, IdempotencyMismatchError, NotFoundError, StoreError
 from turnwire.store.filters import MessageFilter, parse_filters
 from turnwire.store.sql import SqlStore
@@ -19,6 +19,8 @@ async def open_store(url: str = "sqlite:///turnwire.db") -> SqlStore:
 
 
 __all__ = [
+    "Claim",
+    "Claimed",
     "ConflictError",
     "Idempotency",
     "IdempotencyMismatchError",

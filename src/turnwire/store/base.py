@@ -61,6 +61,21 @@ class RowChange(NamedTuple):
     updated_at: int
 
 
+class Claim(NamedTuple):
+    """An approval decision a request carries: the SHA-256 hex of its token, its call, its answer."""
+
+    token_digest: str
+    tool_call_id: str
+    approved: bool
+
+
+class Claimed(NamedTuple):
+    """The decision recorded for a token (the first one ever sent) and whether this request sent it."""
+
+    approved: bool
+    first: bool
+
+
 @runtime_checkable
 class Store(Protocol):
     async def open(self) -> None:
@@ -76,19 +91,20 @@ class Store(Protocol):
         params: dict[str, Any] | None = None,
         task_metadata: dict[str, Any] | None = None,
         idempotency: Idempotency | None = None,
+        tenant: str = "",
     ) -> dict[str, Any]:
-        """Get-or-create by ``name``: an existing task gets ``params`` (if given) overwritten;
-        ``task_metadata`` applies only on creation."""
+        """Get-or-create by ``name`` (names are unique per tenant): an existing task gets ``params``
+        (if given) overwritten; ``task_metadata`` and ``tenant`` apply only on creation."""
 
-    async def session_task(self, session_id: str) -> SessionTask:
-        """The task whose id is ``session_id``, else the live one named ``session_id``, else a new
-        task of that name; whether this call created it, and its message clock.
+    async def session_task(self, session_id: str, *, tenant: str = "") -> SessionTask:
+        """The task of ``tenant`` whose id is ``session_id``, else its live one named ``session_id``,
+        else a new task of that name; whether this call created it, and its message clock.
         ``ConflictError`` if the name belongs to a deleted task."""
 
-    async def get_task(self, task_id: str) -> dict[str, Any]:
-        """The task; ``NotFoundError`` if missing or deleted."""
+    async def get_task(self, task_id: str, *, tenant: str | None = None) -> dict[str, Any]:
+        """The task; ``NotFoundError`` if missing, deleted or not ``tenant``'s (``None``: any)."""
 
-    async def get_task_by_name(self, name: str) -> dict[str, Any]: ...
+    async def get_task_by_name(self, name: str, *, tenant: str = "") -> dict[str, Any]: ...
 
     async def list_tasks(
         self,
@@ -99,13 +115,20 @@ class Store(Protocol):
         offset: int = 0,
         order_by: str = "created_at",
         descending: bool = True,
+        tenant: str | None = None,
     ) -> list[dict[str, Any]]: ...
 
-    async def delete_task(self, task_id: str) -> dict[str, Any]:
+    async def delete_task(self, task_id: str, *, tenant: str | None = None) -> dict[str, Any]:
         """Soft delete: status DELETED, messages kept; the task then reads as not found."""
 
-    async def transition_task(self, task_id: str, status: str, reason: str | None = None) -> dict[str, Any]:
+    async def transition_task(
+        self, task_id: str, status: str, reason: str | None = None, *, tenant: str | None = None
+    ) -> dict[str, Any]:
         """RUNNING/INTERRUPTED -> ``status``; any other current status is a ``ConflictError``."""
+
+    async def claim_decisions(self, task_id: str, claims: Sequence[Claim]) -> dict[str, Claimed]:
+        """Record each approval decision the first time its token is sent (atomically, across
+        processes); by token digest, the decision that holds and whether this call recorded it."""
 
     # ----------------------------------------------------------------- messages
     async def create_messages(

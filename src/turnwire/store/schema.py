@@ -11,6 +11,7 @@ from typing import Final
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.schema import CreateTable
 
 metadata = sa.MetaData()
 
@@ -18,7 +19,7 @@ tasks = sa.Table(
     "tasks",
     metadata,
     sa.Column("id", sa.String(64), primary_key=True),
-    sa.Column("name", sa.Text, unique=True),
+    sa.Column("name", sa.Text),
     sa.Column("status", sa.String(16), nullable=False),
     sa.Column("status_reason", sa.Text),
     sa.Column("params", sa.Text),  # JSON text
@@ -28,6 +29,10 @@ tasks = sa.Table(
     # Allocation state for messages, updated under the task row's write lock.
     sa.Column("next_seq", sa.BigInteger, nullable=False, server_default="0"),
     sa.Column("last_created_at", sa.BigInteger, nullable=False, server_default="0"),
+    # Who the task belongs to (an API key's tenant; "" when the server runs without keys). Names are
+    # unique per tenant, so two tenants may each have a session called "chat".
+    sa.Column("tenant", sa.String(64), nullable=False, server_default=""),
+    sa.UniqueConstraint("tenant", "name", name="uq_tasks_tenant_name"),
 )
 
 messages = sa.Table(
@@ -66,6 +71,19 @@ writers = sa.Table(
     sa.Column("pid", sa.Integer, nullable=False),
     sa.Column("started_at", sa.BigInteger, nullable=False),
     sa.Column("lease_until", sa.BigInteger, nullable=False),
+)
+
+# One-shot approval decisions: the first request carrying a decision claims its token here; every
+# later request with the same token finds the claim (step 5, its own MetaData like ``writers``).
+decisions_metadata = sa.MetaData()
+decisions = sa.Table(
+    "decisions",
+    decisions_metadata,
+    sa.Column("task_id", sa.String(64), primary_key=True),
+    sa.Column("token_digest", sa.String(64), primary_key=True),  # SHA-256 hex of the approval token
+    sa.Column("tool_call_id", sa.Text, nullable=False),
+    sa.Column("approved", sa.Boolean, nullable=False),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
 )
 
 schema_migrations = sa.Table(
@@ -108,10 +126,63 @@ async def _v3_writers(conn: AsyncConnection) -> None:
     )
 
 
+async def _v4_tenants(conn: AsyncConnection) -> None:
+    columns = await conn.run_sync(lambda c: {col["name"] for col in sa.inspect(c).get_columns("tasks")})
+    if "tenant" in columns:  # created by step 1 after the column joined ``tasks``
+        return
+    if conn.dialect.name == "postgresql":
+        uniques = await conn.run_sync(lambda c: sa.inspect(c).get_unique_constraints("tasks"))
+        await conn.execute(sa.text("ALTER TABLE tasks ADD COLUMN tenant VARCHAR(64) NOT NULL DEFAULT ''"))
+        for unique in uniques:
+            if unique["column_names"] == ["name"] and unique["name"]:
+                await conn.execute(sa.text(f'ALTER TABLE tasks DROP CONSTRAINT "{unique["name"]}"'))
+        await conn.execute(
+            sa.text("ALTER TABLE tasks ADD CONSTRAINT uq_tasks_tenant_name UNIQUE (tenant, name)")
+        )
+        return
+    await _sqlite_rebuild_tasks(conn, sorted(columns, key=list(tasks.c.keys()).index))
+
+
+async def _sqlite_rebuild_tasks(conn: AsyncConnection, old_columns: list[str]) -> None:
+    """SQLite cannot drop the old ``UNIQUE (name)``: build ``tasks`` anew. ``messages`` is rebuilt
+    too, so no foreign key ever points at a dropped table (SQLite's own rename rewrites the new
+    ``messages``' reference to ``tasks``)."""
+    dialect = conn.dialect
+    new_tasks = str(CreateTable(tasks).compile(dialect=dialect)).replace(
+        "CREATE TABLE tasks", "CREATE TABLE tasks_new", 1
+    )
+    new_messages = (
+        str(CreateTable(messages).compile(dialect=dialect))
+        .replace("CREATE TABLE messages", "CREATE TABLE messages_new", 1)
+        .replace("REFERENCES tasks (id)", "REFERENCES tasks_new (id)")
+    )
+    task_columns = ", ".join(old_columns)
+    message_columns = ", ".join(messages.c.keys())
+    for statement in (
+        new_tasks,
+        f"INSERT INTO tasks_new ({task_columns}) SELECT {task_columns} FROM tasks",
+        new_messages,
+        f"INSERT INTO messages_new ({message_columns}) SELECT {message_columns} FROM messages",
+        "DROP TABLE messages",
+        "DROP TABLE tasks",
+        "ALTER TABLE tasks_new RENAME TO tasks",
+        "ALTER TABLE messages_new RENAME TO messages",
+        "CREATE INDEX ix_messages_task_order ON messages (task_id, created_at DESC, seq ASC)",
+        "CREATE INDEX ix_messages_open_by_writer ON messages (writer_id) WHERE streaming_status = 'IN_PROGRESS'",
+    ):
+        await conn.execute(sa.text(statement))
+
+
+async def _v5_decisions(conn: AsyncConnection) -> None:
+    await conn.run_sync(decisions_metadata.create_all)
+
+
 MIGRATIONS: Final[list[tuple[int, str, Callable[[AsyncConnection], Awaitable[None]]]]] = [
     (1, "tasks, messages, idempotency keys", _v1_initial),
     (2, "messages index in listing order", _v2_order_index),
     (3, "writer leases; messages remember their writer", _v3_writers),
+    (4, "tasks belong to a tenant; names are unique per tenant", _v4_tenants),
+    (5, "one-shot approval decisions", _v5_decisions),
 ]
 
 

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from turnwire.store.base import Idempotency
 from turnwire.store.clock import now_us
+from turnwire.store.decisions import DecisionQueries
 from turnwire.store.engine import Database
 from turnwire.store.errors import ConflictError, IdempotencyMismatchError
 from turnwire.store.flushes import FlushQueries
@@ -23,7 +24,7 @@ R = TypeVar("R")
 K = idempotency_keys.c
 
 
-class SqlStore(TaskQueries, MessageQueries, FlushQueries):
+class SqlStore(TaskQueries, MessageQueries, FlushQueries, DecisionQueries):
     """Tasks and their messages in SQLite (``sqlite:///file.db``, the default) or PostgreSQL
     (``postgresql://…``). Call ``open()`` before use and ``close()`` at the end."""
 

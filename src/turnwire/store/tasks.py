@@ -28,9 +28,11 @@ _SELECT = sa.select(
 _SESSION_SELECT = _SELECT.add_columns(T.last_created_at)
 _SESSION_SQLITE = (
     "SELECT id, name, status, status_reason, params, task_metadata, created_at, updated_at, "
-    "last_created_at FROM tasks WHERE id = ? OR name = ?"
+    "last_created_at FROM tasks WHERE (id = ? OR name = ?) AND tenant = ?"
 )
-_CREATE_SQLITE = "INSERT INTO tasks (id, name, status, created_at, updated_at) VALUES (?, ?, 'RUNNING', ?, ?)"
+_CREATE_SQLITE = (
+    "INSERT INTO tasks (id, name, status, created_at, updated_at, tenant) VALUES (?, ?, 'RUNNING', ?, ?, ?)"
+)
 TASK_ORDER_COLUMNS = {"created_at": T.created_at, "updated_at": T.updated_at, "name": T.name, "id": T.id}
 MOVABLE = ("RUNNING", "INTERRUPTED")
 
@@ -73,6 +75,11 @@ def _dump(value: Any) -> str | None:
     return None if value is None else orjson.dumps(value).decode()
 
 
+def _of(tenant: str | None) -> list[Any]:
+    """The condition "belongs to ``tenant``" (none for ``None``: any tenant)."""
+    return [] if tenant is None else [T.tenant == tenant]
+
+
 class TaskQueries:
     db: Database
 
@@ -92,11 +99,12 @@ class TaskQueries:
         params: dict[str, Any] | None = None,
         task_metadata: dict[str, Any] | None = None,
         idempotency: Idempotency | None = None,
+        tenant: str = "",
     ) -> dict[str, Any]:
         async def work(conn: AsyncConnection) -> dict[str, Any]:
             now = now_us()
             if name is not None:
-                row = (await conn.execute(_SELECT.where(T.name == name))).first()
+                row = (await conn.execute(_SELECT.where(T.name == name, T.tenant == tenant))).first()
                 if row is not None:
                     if row[2] == "DELETED":
                         raise ConflictError(f"Task name '{name}' belongs to a deleted task")
@@ -116,6 +124,7 @@ class TaskQueries:
                 "task_metadata": _dump(task_metadata),
                 "created_at": now,
                 "updated_at": now,
+                "tenant": tenant,
             }
             await conn.execute(tasks.insert().values(**values))
             return await self._find(conn, T.id == task_id, task_id)
@@ -128,50 +137,57 @@ class TaskQueries:
             # Lost a race to create the same name: the other writer's task is the one to return.
             return await self._idempotent("tasks", idempotency, work)
 
-    async def session_task(self, session_id: str) -> SessionTask:
-        """The task whose id is ``session_id``, else the live one named ``session_id``, else a new
-        task named ``session_id``; whether this call created it, and its message clock. One read
-        when the task exists, one insert more when it does not. ``ConflictError`` if the name
-        belongs to a deleted task."""
-        found = await self._session_row(session_id)
+    async def session_task(self, session_id: str, *, tenant: str = "") -> SessionTask:
+        """The task of ``tenant`` whose id is ``session_id``, else its live one named ``session_id``,
+        else a new task named ``session_id``; whether this call created it, and its message clock.
+        One read when the task exists, one insert more when it does not. ``ConflictError`` if the
+        name belongs to a deleted task."""
+        found = await self._session_row(session_id, tenant)
         if found is not None:
             return SessionTask(_task(found), False, found[8])
         now = now_us()
         task_id = str(uuid.uuid4())
         try:
             if self.db.dialect == "sqlite":
-                await self.db.sqlite_statement(_CREATE_SQLITE, (task_id, session_id, now, now))
+                await self.db.sqlite_statement(_CREATE_SQLITE, (task_id, session_id, now, now, tenant))
             else:
                 async with self.db.write() as conn:
                     await conn.execute(
                         tasks.insert().values(
-                            id=task_id, name=session_id, status="RUNNING", created_at=now, updated_at=now
+                            id=task_id,
+                            name=session_id,
+                            status="RUNNING",
+                            created_at=now,
+                            updated_at=now,
+                            tenant=tenant,
                         )
                     )
         except (IntegrityError, sqlite3.IntegrityError):
             # The name was taken since the read (names are unique): that task is the session's.
-            found = await self._session_row(session_id)
+            found = await self._session_row(session_id, tenant)
             if found is None:
                 raise
             return SessionTask(_task(found), False, found[8])
         return SessionTask(_task((task_id, session_id, "RUNNING", None, None, None, now, now)), True, 0)
 
-    async def _session_row(self, session_id: str) -> Any:
+    async def _session_row(self, session_id: str, tenant: str) -> Any:
         async with self.db.read() as conn:
             if self.db.dialect == "sqlite":
-                rows = await sqlite_rows(conn, _SESSION_SQLITE, (session_id, session_id))
+                rows = await sqlite_rows(conn, _SESSION_SQLITE, (session_id, session_id, tenant))
             else:
-                query = _SESSION_SELECT.where(sa.or_(T.id == session_id, T.name == session_id))
+                query = _SESSION_SELECT.where(
+                    sa.or_(T.id == session_id, T.name == session_id), T.tenant == tenant
+                )
                 rows = list(await conn.execute(query))
         return _pick_session(rows, session_id)
 
-    async def get_task(self, task_id: str) -> dict[str, Any]:
+    async def get_task(self, task_id: str, *, tenant: str | None = None) -> dict[str, Any]:
         async with self.db.read() as conn:
-            return await self._find(conn, T.id == task_id, task_id)
+            return await self._find(conn, sa.and_(T.id == task_id, *_of(tenant)), task_id)
 
-    async def get_task_by_name(self, name: str) -> dict[str, Any]:
+    async def get_task_by_name(self, name: str, *, tenant: str = "") -> dict[str, Any]:
         async with self.db.read() as conn:
-            return await self._find(conn, T.name == name, name)
+            return await self._find(conn, sa.and_(T.name == name, T.tenant == tenant), name)
 
     async def list_tasks(
         self,
@@ -182,6 +198,7 @@ class TaskQueries:
         offset: int = 0,
         order_by: str = "created_at",
         descending: bool = True,
+        tenant: str | None = None,
     ) -> list[dict[str, Any]]:
         col = TASK_ORDER_COLUMNS.get(order_by)
         if col is None:
@@ -191,6 +208,7 @@ class TaskQueries:
         if status is not None and status not in TASK_STATUSES:
             raise InputError(f"unknown status {status!r}", loc=("query", "status"))
         cond = [T.status == status] if status else [T.status != "DELETED"]
+        cond += _of(tenant)
         for key, value in (task_metadata or {}).items():
             if self.db.dialect == "postgresql":
                 doc = sa.cast(T.task_metadata, postgresql.JSONB)
@@ -217,27 +235,29 @@ class TaskQueries:
         async with self.db.read() as conn:
             return [_task(r) for r in await conn.execute(query)]
 
-    async def delete_task(self, task_id: str) -> dict[str, Any]:
+    async def delete_task(self, task_id: str, *, tenant: str | None = None) -> dict[str, Any]:
         async with self.db.write() as conn:
             done = await conn.execute(
                 sa.update(tasks)
-                .where(T.id == task_id, T.status != "DELETED")
+                .where(T.id == task_id, T.status != "DELETED", *_of(tenant))
                 .values(status="DELETED", updated_at=now_us())
             )
             if done.rowcount == 0:
                 raise NotFoundError(task_id)
         return {"id": task_id, "message": f"Task '{task_id}' deleted"}
 
-    async def transition_task(self, task_id: str, status: str, reason: str | None = None) -> dict[str, Any]:
+    async def transition_task(
+        self, task_id: str, status: str, reason: str | None = None, *, tenant: str | None = None
+    ) -> dict[str, Any]:
         async with self.db.write() as conn:
             # Compare-and-swap on the movable statuses: a concurrent transition makes this one miss.
             done = await conn.execute(
                 sa.update(tasks)
-                .where(T.id == task_id, T.status.in_(MOVABLE))
+                .where(T.id == task_id, T.status.in_(MOVABLE), *_of(tenant))
                 .values(status=status, status_reason=reason, updated_at=now_us())
             )
             if done.rowcount == 0:
-                current = await self._find(conn, T.id == task_id, task_id)
+                current = await self._find(conn, sa.and_(T.id == task_id, *_of(tenant)), task_id)
                 raise ConflictError(
                     f"Task '{task_id}' is {current['status']} and cannot be transitioned to {status}"
                 )

@@ -1,0 +1,165 @@
+"""One-shot decisions: an approval token answers its tool call once, across requests and workers.
+
+The turn pipeline claims, in the store, every decision a turn is about to act on (a decision whose
+call has no result in the history yet, or one the client sends right now) before the agent runs.
+The first request to claim a token is the one whose agent runs the tool. A later request carrying
+the same decision does not run it again:
+
+- its result is in the stored conversation: the history the agent sees gets that result after the
+  decision (agents resume from history, so the call reads as done), and the turn replays it first
+  (same tool output, no second run);
+- the result is not stored yet (the first request is still running it): 409 ``decision_in_progress``;
+- the decision contradicts the recorded one (a token used to deny, re-sent approved, or the
+  reverse): 409 ``decision_already_answered``. The first answer holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from turnwire.conversations.planning import to_messages
+from turnwire.model import Event, Message, Role, ToolResult, ToolResultBlock
+from turnwire.runtime import Agent, TurnContext
+from turnwire.runtime.transcript import Decision
+from turnwire.server.errors import RequestError
+from turnwire.store.base import Claim, Store
+
+
+@dataclass(slots=True)
+class Claimed:
+    """The history a turn runs on after its claims, and the recorded results it replays first."""
+
+    history: list[Message]
+    replay: list[ToolResult] = field(default_factory=list)
+
+    def agent(self, agent: Agent) -> Agent:
+        """``agent``, replaying the recorded results before its own events when there are any."""
+        if not self.replay:
+            return agent
+        replay = list(self.replay)
+
+        def replaying(ctx: TurnContext) -> AsyncIterator[Event]:
+            return _replaying(agent, ctx, replay)
+
+        return replaying
+
+
+def token_digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _is_decision(block: ToolResultBlock) -> bool:
+    output = block.output
+    return isinstance(output, dict) and isinstance(output.get("approved"), bool)
+
+
+def _answered(messages: Sequence[Message]) -> dict[str, ToolResultBlock]:
+    """Call id -> its first real result (a tool result that is not a decision)."""
+    out: dict[str, ToolResultBlock] = {}
+    for message in messages:
+        for block in message.content:
+            if isinstance(block, ToolResultBlock) and block.id and not _is_decision(block):
+                out.setdefault(block.id, block)
+    return out
+
+
+def _trailing(messages: Sequence[Message]) -> int:
+    """Index of the first message of the history's trailing tool messages (what the client sends
+    now when it answers a paused turn)."""
+    start = len(messages)
+    while start > 0 and messages[start - 1].role == Role.TOOL:
+        start -= 1
+    return start
+
+
+async def claim_decisions(
+    store: Store,
+    task_id: str,
+    history: list[Message],
+    found: Mapping[str, Decision],
+    stored: Sequence[dict[str, Any]],
+    loc: tuple[str | int, ...],
+) -> Claimed:
+    """Claim the decisions of ``history`` (checked ones, ``found``) for ``task_id``; ``stored`` is
+    the task's conversation as read when the turn started. Raises ``RequestError`` (409)."""
+    if not found:
+        return Claimed(history)
+    answered = _answered(history)
+    trailing = _trailing(history)
+    acting = {
+        call_id: decision
+        for call_id, decision in found.items()
+        if decision.interaction_token is not None and (call_id not in answered or decision.index >= trailing)
+    }
+    if not acting:
+        return Claimed(history)
+    claims = [
+        Claim(token_digest(d.interaction_token or ""), call_id, d.approved) for call_id, d in acting.items()
+    ]
+    recorded = await store.claim_decisions(task_id, claims)
+    replays: list[tuple[Decision, ToolResultBlock]] = []
+    stored_results: dict[str, ToolResultBlock] | None = None
+    for claim in claims:
+        held = recorded[claim.token_digest]
+        if held.first:
+            continue
+        decision = acting[claim.tool_call_id]
+        where = (*loc, decision.index)
+        if held.approved != claim.approved:
+            answer = "approved" if held.approved else "denied"
+            raise RequestError.at(
+                409,
+                f"tool call {claim.tool_call_id!r} was already {answer} with this approval token; "
+                "a decision is final",
+                where,
+                "decision_already_answered",
+            )
+        if claim.tool_call_id in answered:
+            continue  # the history already holds the result: the agent will not run the call
+        if stored_results is None:
+            stored_results = _answered(to_messages(stored))
+        result = stored_results.get(claim.tool_call_id)
+        if result is None:
+            raise RequestError.at(
+                409,
+                f"the decision for tool call {claim.tool_call_id!r} was already sent by another request "
+                "whose result is not recorded yet; retry shortly to get that result",
+                where,
+                "decision_in_progress",
+            )
+        replays.append((decision, result))
+    if not replays:
+        return Claimed(history)
+    history = list(history)
+    # Each recorded result goes right after the message holding its decision (last first, so the
+    # earlier positions stay put), where the first request's history had it.
+    for decision, result in sorted(replays, key=lambda r: r[0].index, reverse=True):
+        history.insert(decision.index + 1, Message(Role.TOOL, [result]))
+    replay = [
+        ToolResult(id=r.id, name=r.name, output=r.output, is_error=r.is_error)
+        for _, r in sorted(replays, key=lambda r: r[0].index)
+    ]
+    return Claimed(history, replay)
+
+
+async def _replaying(agent: Agent, ctx: TurnContext, replay: list[ToolResult]) -> AsyncIterator[Event]:
+    for result in replay:
+        yield result
+    inner: Any = agent(ctx)
+    asend = getattr(inner, "asend", None)
+    sent: Any = None
+    try:
+        while True:
+            try:
+                # A warm resume sends the next context into the agent's ``yield``: pass it on.
+                event = await (asend(sent) if asend is not None else inner.__anext__())
+            except StopAsyncIteration:
+                return
+            sent = yield event
+    finally:
+        close = getattr(inner, "aclose", None)
+        if close is not None:
+            await close()
