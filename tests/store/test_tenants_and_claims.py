@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from store_databases import execute
 
+from store_databases import execute
 from turnwire.store import Claim, NotFoundError, SqlStore
 from turnwire.store.tenant_view import TenantStore
 
@@ -20,10 +20,12 @@ TEXT = {"type": "text", "author": "user", "style": "static", "format": "plain", 
 V3_SCHEMA = [
     "CREATE TABLE tasks (id VARCHAR(64) PRIMARY KEY, name TEXT UNIQUE, status VARCHAR(16) NOT NULL, "
     "status_reason TEXT, params TEXT, task_metadata TEXT, created_at BIGINT NOT NULL, "
-    "updated_at BIGINT NOT NULL, next_seq BIGINT NOT NULL DEFAULT 0, last_created_at BIGINT NOT NULL DEFAULT 0)",
+    "updated_at BIGINT NOT NULL, next_seq BIGINT NOT NULL DEFAULT 0, "
+    "last_created_at BIGINT NOT NULL DEFAULT 0)",
     "CREATE TABLE messages (id VARCHAR(64) PRIMARY KEY, task_id VARCHAR(64) NOT NULL REFERENCES tasks (id), "
     "seq BIGINT NOT NULL, content TEXT NOT NULL, streaming_status VARCHAR(16), created_at BIGINT NOT NULL, "
-    "updated_at BIGINT NOT NULL, writer_id VARCHAR(64), CONSTRAINT uq_messages_task_seq UNIQUE (task_id, seq))",
+    "updated_at BIGINT NOT NULL, writer_id VARCHAR(64), "
+    "CONSTRAINT uq_messages_task_seq UNIQUE (task_id, seq))",
     "CREATE INDEX ix_messages_task_order ON messages (task_id, created_at DESC, seq ASC)",
     "CREATE TABLE idempotency_keys (scope VARCHAR(32) NOT NULL, key VARCHAR(255) NOT NULL, "
     "fingerprint VARCHAR(64) NOT NULL, response TEXT, created_at BIGINT NOT NULL, PRIMARY KEY (scope, key))",
@@ -33,9 +35,10 @@ V3_SCHEMA = [
     "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, "
     "applied_at BIGINT NOT NULL)",
     "INSERT INTO schema_migrations VALUES (1, 'a', 0), (2, 'b', 0), (3, 'c', 0)",
-    "INSERT INTO tasks (id, name, status, created_at, updated_at, next_seq) VALUES ('t1', 'chat', 'RUNNING', 1, 1, 1)",
-    "INSERT INTO messages VALUES ('m1', 't1', 0, '{\"type\":\"text\",\"author\":\"user\",\"content\":\"old\"}', "
-    "'DONE', 1, 1, NULL)",
+    "INSERT INTO tasks (id, name, status, created_at, updated_at, next_seq) "
+    "VALUES ('t1', 'chat', 'RUNNING', 1, 1, 1)",
+    "INSERT INTO messages VALUES ('m1', 't1', 0, "
+    '\'{"type":"text","author":"user","content":"old"}\', \'DONE\', 1, 1, NULL)',
 ]
 
 

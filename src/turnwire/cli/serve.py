@@ -93,6 +93,15 @@ def serve(
             "x-ai-sdk-version header wins [env var: TURNWIRE_VERCEL_CLIENT_VERSION; default: default]",
         ),
     ] = None,
+    api_key: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--api-key",
+            metavar="TENANT:KEY",
+            help="Require API keys: TENANT:KEY or TENANT:sha256:<hex>, repeatable (see docs/security.md) "
+            "[env var: TURNWIRE_API_KEYS; default: none, unauthenticated]",
+        ),
+    ] = None,
     workers: Annotated[int, typer.Option(metavar="N", help="Worker processes sharing the port.")] = 1,
     reload: Annotated[
         bool, typer.Option("--reload", help="Restart when a .py file under --app-dir changes (development).")
@@ -126,6 +135,7 @@ def serve(
     from turnwire.server.run import serve as run_server
 
     try:
+        keys = _api_keys(api_key)
         settings = preflight.settings_from(
             os.environ,
             {
@@ -133,6 +143,7 @@ def serve(
                 "keepalive_seconds": keepalive,
                 "vercel_client_version": vercel_client_version,
                 "redis_url": redis,
+                "api_keys": keys,
             },
         )
         if log_level.lower() not in LOG_LEVELS:
@@ -190,5 +201,61 @@ def serve(
             version=__version__,
         )
     )
+    _say_who_may_call(host, sorted(set(settings.api_keys.values())))
     single = workers == 1 and not reload
     run_server(options, sock, app=fastapi_app if single else None)
+
+
+def _api_keys(options: list[str] | None) -> dict[str, str] | None:
+    """The keys of ``--api-key`` (else ``TURNWIRE_API_KEYS``) checked here, so a refusal names the
+    entry and never echoes a key; ``None`` when the options give none."""
+    from turnwire.server import preflight
+    from turnwire.server.auth import parse_api_keys
+
+    source, raw = (
+        ("--api-key", options) if options else ("TURNWIRE_API_KEYS", os.environ.get("TURNWIRE_API_KEYS"))
+    )
+    if not raw:
+        return None
+    try:
+        return parse_api_keys(raw)
+    except ValueError as exc:
+        raise preflight.ConfigError(source, str(exc), "see turnwire new-api-key") from None
+
+
+def _say_who_may_call(host: str, tenants: list[str]) -> None:
+    if tenants:
+        typer.echo(f"API keys required (tenants: {', '.join(tenants)}); /health is open", err=True)
+        return
+    from turnwire.server.run import is_loopback
+
+    if is_loopback(host):
+        typer.echo(
+            "no API keys: unauthenticated, reachable from this machine only (--api-key TENANT:KEY)",
+            err=True,
+        )
+        return
+    bar = "!" * 78
+    typer.echo(
+        f"{bar}\nWARNING: listening on {host} WITHOUT API KEYS: anyone who can reach this port can read\n"
+        "every conversation, run the agents and approve their tools. Pass --api-key TENANT:KEY\n"
+        f"(or TURNWIRE_API_KEYS) or listen on 127.0.0.1.\n{bar}",
+        err=True,
+    )
+
+
+@app.command("new-api-key")
+def new_api_key(
+    tenant: Annotated[str, typer.Argument(help="The tenant the key speaks for (A-Z a-z 0-9 . _ -).")],
+) -> None:
+    """Print a fresh random API key for TENANT, as an --api-key value and by its SHA-256."""
+    import secrets
+
+    from turnwire.server.auth import TENANT_PATTERN, key_digest
+
+    if not TENANT_PATTERN.fullmatch(tenant):
+        typer.echo("turnwire new-api-key: a tenant is 1-64 of A-Z a-z 0-9 . _ -", err=True)
+        raise typer.Exit(2)
+    key = "tw_" + secrets.token_urlsafe(32)
+    typer.echo(f"{tenant}:{key}")
+    typer.echo(f"{tenant}:sha256:{key_digest(key)}")

@@ -48,12 +48,14 @@ def parse_api_keys(value: Any) -> dict[str, str]:
             raise ValueError(f"entry {index}: expected a TENANT:KEY string")
         tenant, sep, key = entry.strip().partition(":")
         if not sep or not TENANT_PATTERN.fullmatch(tenant):
-            raise ValueError(f"entry {index}: expected TENANT:KEY with a tenant of 1-64 of A-Z a-z 0-9 . _ -")
+            raise ValueError(f"entry {index}: expected TENANT:KEY, a tenant of 1-64 of A-Z a-z 0-9 . _ -")
         digest = _DIGEST.fullmatch(key)
         if digest is not None:
             out[digest.group(1).lower()] = tenant
         elif len(key) < MIN_KEY_LENGTH:
-            raise ValueError(f"entry {index} (tenant {tenant!r}): a key must be at least {MIN_KEY_LENGTH} characters")
+            raise ValueError(
+                f"entry {index} (tenant {tenant!r}): a key must be at least {MIN_KEY_LENGTH} characters"
+            )
         else:
             out[key_digest(key)] = tenant
     return out

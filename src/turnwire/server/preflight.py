@@ -30,6 +30,7 @@ class ConfigError(TurnwireError):
 
 
 OPTION_OF_FIELD = {
+    "api_keys": "--api-key",
     "db_url": "--db",
     "keepalive_seconds": "--keepalive",
     "redis_url": "--redis",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import ipaddress
 import logging
 import os
 import sys
@@ -46,6 +47,16 @@ def parse_agent_specs(
         name, agent = model_agent(spec, base_url=openai_base_url, api_key=openai_api_key)
         agents[name] = agent
     return agents
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (an interface to listen on) is reachable from this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 @dataclass(frozen=True)

@@ -168,7 +168,8 @@ async def _sqlite_rebuild_tasks(conn: AsyncConnection, old_columns: list[str]) -
         "ALTER TABLE tasks_new RENAME TO tasks",
         "ALTER TABLE messages_new RENAME TO messages",
         "CREATE INDEX ix_messages_task_order ON messages (task_id, created_at DESC, seq ASC)",
-        "CREATE INDEX ix_messages_open_by_writer ON messages (writer_id) WHERE streaming_status = 'IN_PROGRESS'",
+        "CREATE INDEX ix_messages_open_by_writer ON messages (writer_id) "
+        "WHERE streaming_status = 'IN_PROGRESS'",
     ):
         await conn.execute(sa.text(statement))
 

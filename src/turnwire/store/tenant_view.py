@@ -14,6 +14,7 @@ from typing import Any
 
 from turnwire.model import Message
 from turnwire.store.base import Claim, Claimed, Idempotency, NewRow, Page, RowChange, SessionTask, Store
+from turnwire.store.cursor import decode_cursor
 from turnwire.store.errors import NotFoundError
 from turnwire.store.filters import MessageFilter
 
@@ -111,7 +112,9 @@ class TenantStore:
             await self._require(task_id)
         return await self.inner.update_message(message_id, task_id=task_id, **kw)
 
-    async def update_messages(self, task_id: str, updates: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    async def update_messages(
+        self, task_id: str, updates: Mapping[str, dict[str, Any]]
+    ) -> list[dict[str, Any]]:
         await self._require(task_id)
         return await self.inner.update_messages(task_id, updates)
 
@@ -146,8 +149,8 @@ class TenantStore:
         if not await self.owns(task_id):
             # Checked like the store checks it, so a foreign id answers as an unknown one.
             if cursor:
-                from turnwire.store.cursor import decode_cursor
-
                 decode_cursor(task_id, cursor)
             return Page([], None, False)
-        return await self.inner.page_messages(task_id, limit=limit, cursor=cursor, newer=newer, filters=filters)
+        return await self.inner.page_messages(
+            task_id, limit=limit, cursor=cursor, newer=newer, filters=filters
+        )

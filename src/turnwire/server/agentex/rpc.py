@@ -21,6 +21,7 @@ from turnwire.framing import NDJSON_MEDIA_TYPE
 from turnwire.runtime.runner import EventRun
 from turnwire.server.agentex.body import read_json_value
 from turnwire.server.agentex.errors import json_response
+from turnwire.server.agentex.tasks import public_task
 from turnwire.server.context import current
 from turnwire.server.errors import RequestError
 from turnwire.server.pipeline import TurnRequest, start_turn
@@ -79,10 +80,11 @@ async def handle_rpc(request: Request, store: Store, agent_name: str) -> Respons
                 params=_opt_dict(params, "params"),
                 task_metadata=_opt_dict(params, "task_metadata"),
             )
-            return json_response(_reply(rpc_id, task))
+            return json_response(_reply(rpc_id, public_task(task)))
         if method == "task/cancel":
             task = await _task_of(store, params)
-            return json_response(_reply(rpc_id, await store.transition_task(task["id"], "CANCELED")))
+            canceled = await store.transition_task(task["id"], "CANCELED")
+            return json_response(_reply(rpc_id, public_task(canceled)))
         if method == "message/send":
             if "content" not in params:
                 raise RpcError(-32602, "params.content is required")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import orjson
 from fastapi import APIRouter
 from starlette.requests import Request
@@ -13,6 +15,12 @@ from turnwire.server.agentex.deps import StoreDep
 from turnwire.server.agentex.errors import AgentexRoute, json_response
 
 router = APIRouter(prefix="/tasks", tags=["agentex tasks"], route_class=AgentexRoute)
+
+
+def public_task(task: dict[str, Any]) -> dict[str, Any]:
+    """A task as routes return it: ``params`` is always ``null``. A client may put secrets there
+    (an upstream API key); they reach the agent (``TurnContext.parameters``), never a response."""
+    return {**task, "params": None}
 
 
 @router.get("", summary="List Tasks")
@@ -39,13 +47,13 @@ async def list_tasks(request: Request, store: StoreDep) -> Response:
         descending=(query_str(request, "order_direction") or "desc").lower() != "asc",
     )
     for row in rows:
-        row.pop("params", None)  # TaskSummary: params may hold per-caller secrets
+        row.pop("params", None)  # TaskSummary: no params at all
     return json_response(rows)
 
 
 @router.get("/name/{task_name}", summary="Retrieve Task By Name")
 async def retrieve_by_name(task_name: str, store: StoreDep) -> Response:
-    return json_response(await store.get_task_by_name(task_name))
+    return json_response(public_task(await store.get_task_by_name(task_name)))
 
 
 @router.delete("/name/{task_name}", summary="Delete Task By Name")
@@ -56,7 +64,7 @@ async def delete_by_name(task_name: str, store: StoreDep) -> Response:
 
 @router.get("/{task_id}", summary="Retrieve Task")
 async def retrieve(task_id: str, store: StoreDep) -> Response:
-    return json_response(await store.get_task(task_id))
+    return json_response(public_task(await store.get_task(task_id)))
 
 
 @router.delete("/{task_id}", summary="Delete Task")

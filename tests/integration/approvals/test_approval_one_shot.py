@@ -1,0 +1,194 @@
+"""An approval token answers its tool call once: re-sent, raced or flipped, the tool never runs twice.
+
+Attacks from the field, on every door (Agenta JSON and SSE, useChat SSE, Agentex JSON and NDJSON)
+and on SQLite and PostgreSQL: re-sending an approved history without the tool's result; twenty
+concurrent resumes of one pending approval; a denied decision re-sent approved with the same token.
+Then two ``turnwire serve`` workers on one PostgreSQL + Redis, resumed concurrently on both.
+``executions`` counts the demo's ``delete_file`` really running.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+from approvals_flows import AgentaBatch, AgentaStream, Reply, UseChat
+from one_shot_agents import counting
+from test_approval_doors import AgentexSend
+
+from services import serve_app, turnwire_process
+from store_databases import BACKENDS, fresh_database
+from turnwire.server import Settings, create_app
+
+HERE = Path(__file__).parent
+_ids = itertools.count()
+CONCURRENT = 20
+
+
+class AgentexStream(AgentexSend):
+    """Agentex ``message/send`` with ``stream: true``: NDJSON, one JSON-RPC reply per update."""
+
+    name = "agentex-ndjson"
+
+    def send(self, url: str, session: str, content: dict[str, Any]) -> Reply:
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "message/send",
+            "params": {"task_name": session, "content": content, "stream": True},
+        }
+        response = httpx.post(f"{url}/agents/name/demo/rpc", json=body, timeout=30)
+        if response.headers["content-type"].startswith("application/json"):
+            reply = response.json()  # refused before the stream started
+            return Reply(400, reply["error"], [])
+        out = Reply(200, [], [])
+        texts: dict[Any, str] = {}
+        for line in response.text.splitlines():
+            frame = orjson.loads(line)
+            if frame["error"] is not None:
+                return Reply(500, frame["error"], [])
+            update = frame["result"]
+            out.body.append(update)
+            c = update.get("content") or {}
+            if c.get("type") == "tool_response":
+                denied = isinstance(c["content"], dict) and c["content"].get("denied")
+                out.outcomes[c["tool_call_id"]] = "denied" if denied else "output"
+            elif c.get("type") == "text":
+                texts[update["index"]] = c.get("content") or ""
+            delta = update.get("delta") or {}
+            if delta.get("type") == "text":
+                texts[update["index"]] = texts.get(update["index"], "") + delta["text_delta"]
+        out.text = list(texts.values())[-1] if texts else ""
+        return out
+
+
+FLOWS = [AgentaBatch(), AgentaStream(), UseChat(), AgentexSend(), AgentexStream()]
+
+
+@dataclass
+class Running:
+    url: str
+    executions: list[str]
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    home = tmp_path_factory.mktemp("one-shot")
+    pg = request.getfixturevalue("postgres_url") if request.param == "postgres" else None
+    settings = Settings(
+        db_url=fresh_database(request.param, home, pg), approval_secret_file=str(home / "secret")
+    )
+    executions: list[str] = []
+    with serve_app(create_app({"demo": counting(executions)}, settings=settings)) as url:
+        yield Running(url, executions)
+
+
+@pytest.fixture(params=FLOWS, ids=lambda f: f.name)
+def flow(request: pytest.FixtureRequest):
+    return request.param
+
+
+def pause(flow, url: str) -> tuple[str, Reply]:
+    sid = f"once-{flow.name}-{next(_ids)}"
+    first = AgentexSend() if isinstance(flow, AgentexSend) else flow
+    paused = first.first(url, sid, "delete notes.txt")
+    assert paused.status == 200 and list(paused.gates) == ["call_1"], paused.body
+    return sid, paused
+
+
+def refusal(flow, reply: Reply) -> str:
+    """The message of a refused request, and (outside Agentex) the field it names."""
+    if isinstance(flow, AgentexSend):
+        return reply.body["message"]
+    [error] = reply.body["detail"]
+    assert error["loc"][0] == "body" and isinstance(error["loc"][-1], int), error
+    return error["type"] + ": " + error["msg"]
+
+
+def test_resending_an_approved_history_replays_the_result(flow, server: Running) -> None:
+    sid, paused = pause(flow, server.url)
+    first = flow.decide(server.url, sid, paused, {"call_1": True})
+    assert first.status == 200 and first.outcomes == {"call_1": "output"}, first.body
+    ran = len(server.executions)
+    for _ in range(3):
+        again = flow.decide(server.url, sid, paused, {"call_1": True})
+        assert again.status == 200, again.body
+        assert again.text == first.text == "Deleted notes.txt."
+        if not isinstance(flow, AgentexSend):  # full-history clients get the stored result replayed
+            assert again.outcomes == {"call_1": "output"}
+    assert len(server.executions) == ran
+
+
+def test_concurrent_resumes_of_one_approval_run_the_tool_once(flow, server: Running) -> None:
+    sid, paused = pause(flow, server.url)
+    before = len(server.executions)
+    with ThreadPoolExecutor(CONCURRENT) as pool:
+        replies = list(
+            pool.map(lambda _: flow.decide(server.url, sid, paused, {"call_1": True}), range(CONCURRENT))
+        )
+    assert len(server.executions) == before + 1
+    ok = [r for r in replies if r.status == 200]
+    assert ok and all(r.text == "Deleted notes.txt." for r in ok)
+    refused = [r for r in replies if r.status != 200]
+    assert all(r.status in (400, 409) for r in refused), [r.body for r in refused]
+    assert all(
+        "decision_in_progress" in refusal(flow, r) or "already sent" in refusal(flow, r) for r in refused
+    )
+
+
+def test_a_token_used_to_deny_never_approves(flow, server: Running) -> None:
+    sid, paused = pause(flow, server.url)
+    denied = flow.decide(server.url, sid, paused, {"call_1": False})
+    assert denied.status == 200 and denied.text == "I did not delete notes.txt.", denied.body
+    before = len(server.executions)
+    flipped = flow.decide(server.url, sid, paused, {"call_1": True})
+    assert flipped.status in (400, 409), flipped.body
+    message = refusal(flow, flipped)
+    assert "'call_1' was already denied" in message
+    assert len(server.executions) == before
+    # The recorded answer still holds: the same denial is answered again, nothing runs.
+    again = flow.decide(server.url, sid, paused, {"call_1": False})
+    assert again.status == 200 and again.text == "I did not delete notes.txt."
+    assert len(server.executions) == before
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+def test_two_workers_resumed_concurrently_run_the_tool_once(
+    postgres_url: str, redis_url: str, tmp_path: Path
+) -> None:
+    db = fresh_database("postgres", tmp_path, postgres_url)
+    count = tmp_path / "executions"
+    env = {
+        "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
+        "TURNWIRE_APPROVAL_SECRET": "two-workers-share-this-secret",
+        "TURNWIRE_TEST_EXECUTIONS": str(count),
+    }
+    args = ("--db", db, "--redis", redis_url, "--agent", "demo=one_shot_agents:counted_demo")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    with (
+        turnwire_process(tmp_path / "a", *args, env=env) as (url_a, _),
+        turnwire_process(tmp_path / "b", *args, env=env) as (url_b, _),
+    ):
+        for flow in (AgentaBatch(), UseChat(), AgentexSend()):
+            sid, paused = pause(flow, url_a)
+            urls = [url_a, url_b] * (CONCURRENT // 2)
+
+            def resume(url: str, flow=flow, sid=sid, paused=paused) -> Reply:
+                return flow.decide(url, sid, paused, {"call_1": True})
+
+            with ThreadPoolExecutor(CONCURRENT) as pool:
+                replies = list(pool.map(resume, urls))
+            assert any(r.status == 200 for r in replies), flow.name
+            runs = count.read_text().splitlines() if count.exists() else []
+            assert len(runs) == 1, (flow.name, runs)
+            count.unlink()
