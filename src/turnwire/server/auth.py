@@ -69,7 +69,8 @@ class Unauthorized(AgentexError, HTTPException):
     def __init__(self, msg: str) -> None:
         detail = [{"loc": _LOC, "msg": msg, "type": "unauthorized"}]
         HTTPException.__init__(self, 401, detail, {"www-authenticate": "Bearer"})
-        AgentexError.__init__(self, 401, msg, detail)
+        # AgentexError's fields, set here: its __init__ would call HTTPException's with a message.
+        self.status, self.message, self.data = 401, msg, detail
 
 
 def request_tenant(keys: Mapping[str, str], request: Request) -> str:

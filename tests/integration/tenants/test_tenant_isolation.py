@@ -1,0 +1,308 @@
+"""API keys and tenants over HTTP, on SQLite and PostgreSQL: every route but ``/health`` needs a
+key, and one tenant's key reaches none of another tenant's tasks.
+
+The route list comes from the app's OpenAPI document, and every route must have an entry in
+``ATTACKS``: a route added later fails here until someone says how it keeps tenants apart.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from agentex import Agentex, AuthenticationError
+
+from services import serve_app
+from store_databases import BACKENDS, fresh_database
+from turnwire.agents import demo_agent
+from turnwire.model import Event, ToolResult
+from turnwire.runtime import TurnContext
+from turnwire.server import Settings, create_app
+
+ALICE_KEY = "alice-key-" + "a" * 24
+BOB_KEY = "bob-key-" + "b" * 24
+ALICE = {"authorization": f"Bearer {ALICE_KEY}"}
+BOB = {"authorization": f"Bearer {BOB_KEY}"}
+TEXT = {"type": "text", "author": "user", "content": "written by bob"}
+
+
+@dataclass
+class Victim:
+    """What alice has on the server, and what bob may try to reach."""
+
+    url: str
+    executions: list[str]
+    task_id: str = ""
+    task_name: str = ""
+    message_id: str = ""
+    token: str = ""
+    history: list[Any] = field(default_factory=list)
+    message_count: int = 0
+    named_task: str = ""
+    agent_id: str = ""
+
+
+def counting(executions: list[str]):
+    async def agent(ctx: TurnContext) -> AsyncIterator[Event]:
+        async for event in demo_agent(ctx):
+            if isinstance(event, ToolResult) and not event.denied and not event.is_error:
+                executions.append(event.id or "")
+            yield event
+
+    return agent
+
+
+def invoke(url: str, headers: dict[str, str], session: str, messages: list[Any]) -> httpx.Response:
+    body = {"session_id": session, "data": {"inputs": {"messages": messages}}}
+    return httpx.post(f"{url}/invoke", json=body, headers=headers, timeout=20)
+
+
+def rpc(url: str, headers: dict[str, str], method: str, params: dict[str, Any], path: str) -> dict[str, Any]:
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    response = httpx.post(f"{url}{path}", json=body, headers=headers, timeout=20)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def victim(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Victim]:
+    home: Path = tmp_path_factory.mktemp("tenants")
+    pg = request.getfixturevalue("postgres_url") if request.param == "postgres" else None
+    settings = Settings(
+        db_url=fresh_database(request.param, home, pg),
+        approval_secret_file=str(home / "secret"),
+        api_keys=f"alice:{ALICE_KEY},bob:{BOB_KEY}",
+    )
+    executions: list[str] = []
+    with serve_app(create_app({"demo": counting(executions)}, settings=settings)) as url:
+        v = Victim(url, executions)
+        history = [{"role": "user", "content": "delete important.db"}]
+        paused = invoke(url, ALICE, "victim", history)
+        assert paused.status_code == 200, paused.text
+        outputs = paused.json()["data"]["outputs"]
+        [gate] = outputs["pending_interactions"]
+        v.token, v.history = gate["id"], [*history, *outputs["messages"]]
+        v.task_id, v.task_name = paused.headers["x-ag-task-id"], "victim"
+        listed = httpx.get(f"{url}/messages", params={"task_id": v.task_id}, headers=ALICE).json()
+        v.message_id, v.message_count = listed[0]["id"], len(listed)
+        created = rpc(
+            url,
+            ALICE,
+            "task/create",
+            {"name": "alice-named", "params": {"api_key": "sk-alice-secret"}},
+            "/agents/name/demo/rpc",
+        )
+        v.named_task = created["result"]["id"]
+        v.agent_id = httpx.get(f"{url}/agents", headers=ALICE).json()[0]["id"]
+        yield v
+
+
+def fill(path: str, v: Victim) -> str:
+    return (
+        path.replace("{task_id}", v.task_id)
+        .replace("{task_name}", v.task_name)
+        .replace("{message_id}", v.message_id)
+        .replace("{agent_id}", v.agent_id)
+        .replace("{agent_name}", "demo")
+        .replace("{name}", "demo")
+        .replace("{ag_type}", "messages")
+    )
+
+
+def call(method: str, path: str, v: Victim, headers: dict[str, str], **kw: Any) -> httpx.Response:
+    return httpx.request(method.upper(), v.url + fill(path, v), headers=headers, timeout=20, **kw)
+
+
+# ------------------------------------------------------------------ what bob tries, per route
+
+
+def not_found(method: str, path: str, v: Victim, **kw: Any) -> None:
+    response = call(method, path, v, BOB, **kw)
+    assert response.status_code == 404, response.text
+    assert v.task_id not in response.text or response.json().get("message", "").startswith("Item")
+
+
+def tenant_free(method: str, path: str, v: Victim, **kw: Any) -> None:
+    """Routes about the server (agents, types), not about tasks: any key may read them."""
+    response = call(method, path, v, BOB, **kw)
+    assert response.status_code == 200, response.text
+
+
+def list_tasks(method: str, path: str, v: Victim) -> None:
+    response = call(method, path, v, BOB)
+    assert response.status_code == 200
+    ids = {t["id"] for t in response.json()}
+    assert v.task_id not in ids and v.named_task not in ids
+
+
+def list_messages(method: str, path: str, v: Victim) -> None:
+    response = call(method, path, v, BOB, params={"task_id": v.task_id})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert (body if isinstance(body, list) else body["data"]) == []
+
+
+def write_message(method: str, path: str, v: Victim) -> None:
+    if path == "/messages/batch":
+        body = (
+            {"task_id": v.task_id, "contents": [TEXT]}
+            if method == "post"
+            else {"task_id": v.task_id, "updates": {v.message_id: TEXT}}
+        )
+    else:
+        body = {"task_id": v.task_id, "content": TEXT}
+    not_found(method, path, v, json=body)
+
+
+def agent_rpc(method: str, path: str, v: Victim) -> None:
+    sent = rpc(v.url, BOB, "message/send", {"task_id": v.task_id, "content": TEXT}, fill(path, v))
+    assert sent["result"] is None and "does not exist" in sent["error"]["message"]
+    canceled = rpc(v.url, BOB, "task/cancel", {"task_id": v.task_id}, fill(path, v))
+    assert canceled["result"] is None and "does not exist" in canceled["error"]["message"]
+    # Asking for alice's task by its name gives bob a task of his own with that name.
+    mine = rpc(v.url, BOB, "task/create", {"name": "alice-named"}, fill(path, v))["result"]
+    assert mine["id"] != v.named_task
+
+
+def start_turn(method: str, path: str, v: Victim) -> None:
+    """A turn on alice's session id (or task id) is a turn of bob's own session of that name; the
+    decision alice was issued does not verify there (tokens are bound to the tenant)."""
+    decision = {"role": "tool", "content": {"approved": True, "interactionToken": v.token}}
+    decision["tool_call_id"] = "call_1"
+    # Alice's other task, by name and by id: bob's turns create his own tasks under those names,
+    # and the routes that take "an id or a name" are tested on "victim", which bob never names.
+    for session in ("alice-named", v.named_task):
+        if path.endswith("/invoke"):
+            body = {"session_id": session, "data": {"inputs": {"messages": [*v.history, decision]}}}
+            response = call(method, path, v, BOB, json=body)
+        else:
+            ui = [{"id": "u1", "role": "user", "parts": [{"type": "text", "text": "hello"}]}]
+            response = call(method, path, v, BOB, json={"id": session, "messages": ui})
+            assert response.status_code == 200
+            response = call(method, path, v, BOB, json={"id": session, "messages": ui})
+        if path.endswith("/invoke"):
+            assert response.status_code == 409, response.text
+        assert response.headers.get("x-ag-task-id") not in (v.task_id, v.named_task)
+        assert "important.db" not in response.text
+
+
+ATTACKS: dict[tuple[str, str], Callable[[str, str, Victim], None]] = {
+    ("post", "/invoke"): start_turn,
+    ("post", "/agents/{name}/invoke"): start_turn,
+    ("post", "/chat"): start_turn,
+    ("post", "/agents/{name}/chat"): start_turn,
+    ("get", "/catalog/types/"): tenant_free,
+    ("get", "/catalog/types/{ag_type}"): tenant_free,
+    ("get", "/api/workflows/catalog/types/"): tenant_free,
+    ("get", "/api/workflows/catalog/types/{ag_type}"): tenant_free,
+    ("post", "/messages/batch"): write_message,
+    ("put", "/messages/batch"): write_message,
+    ("post", "/messages"): write_message,
+    ("get", "/messages"): list_messages,
+    ("get", "/messages/{message_id}"): not_found,
+    ("put", "/messages/{message_id}"): write_message,
+    ("get", "/messages/paginated"): list_messages,
+    ("get", "/tasks"): list_tasks,
+    ("get", "/tasks/name/{task_name}"): not_found,
+    ("delete", "/tasks/name/{task_name}"): not_found,
+    ("get", "/tasks/{task_id}"): not_found,
+    ("delete", "/tasks/{task_id}"): not_found,
+    ("get", "/agents"): tenant_free,
+    ("get", "/agents/name/{agent_name}"): tenant_free,
+    ("post", "/agents/name/{agent_name}/rpc"): agent_rpc,
+    ("get", "/agents/{agent_id}"): tenant_free,
+    ("post", "/agents/{agent_id}/rpc"): agent_rpc,
+    ("get", "/tasks/name/{task_name}/messages"): not_found,
+    ("get", "/tasks/{task_id}/messages"): not_found,
+    ("get", "/tasks/name/{task_name}/stream"): not_found,
+    ("get", "/tasks/{task_id}/stream"): not_found,
+}
+
+
+def _routes() -> list[tuple[str, str]]:
+    app = create_app(settings=Settings(api_keys=f"x:{ALICE_KEY}"))
+    return [
+        (method, path)
+        for path, operations in app.openapi()["paths"].items()
+        for method in operations
+        if path != "/health"
+    ]
+
+
+ROUTES = _routes()
+
+
+def test_every_route_has_an_isolation_check() -> None:
+    assert set(ROUTES) == set(ATTACKS), "a route without a cross-tenant check in ATTACKS"
+
+
+@pytest.mark.parametrize(("method", "path"), ROUTES, ids=lambda r: str(r))
+def test_another_tenants_key_reaches_nothing(method: str, path: str, victim: Victim) -> None:
+    ATTACKS[(method, path)](method, path, victim)
+    # Alice's conversation is untouched, still hers, and nothing ran.
+    task = httpx.get(f"{victim.url}/tasks/{victim.task_id}", headers=ALICE)
+    assert task.status_code == 200 and task.json()["status"] == "RUNNING"
+    listed = httpx.get(f"{victim.url}/messages", params={"task_id": victim.task_id}, headers=ALICE)
+    assert len(listed.json()) == victim.message_count
+    assert victim.executions == []
+
+
+@pytest.mark.parametrize(("method", "path"), ROUTES, ids=lambda r: str(r))
+@pytest.mark.parametrize("headers", [{}, {"authorization": "Bearer not-a-key"}, {"authorization": ALICE_KEY}])
+def test_every_route_but_health_needs_a_key(
+    method: str, path: str, headers: dict[str, str], victim: Victim
+) -> None:
+    response = call(method, path, victim, headers, json={})
+    assert response.status_code == 401, response.text
+    assert victim.task_id not in response.text
+
+
+def test_health_needs_no_key(victim: Victim) -> None:
+    assert httpx.get(f"{victim.url}/health").status_code == 200
+
+
+def test_params_are_never_returned(victim: Victim) -> None:
+    for path in (f"/tasks/{victim.named_task}", "/tasks/name/alice-named", "/tasks"):
+        response = httpx.get(victim.url + path, headers=ALICE)
+        assert response.status_code == 200 and "sk-alice-secret" not in response.text
+
+
+def test_the_owner_approves_and_the_tool_runs_once(victim: Victim) -> None:
+    decision = {"role": "tool", "content": {"approved": True, "interactionToken": victim.token}}
+    decision["tool_call_id"] = "call_1"
+    session = f"own-{uuid.uuid4().hex[:6]}"
+    paused = invoke(victim.url, ALICE, session, [{"role": "user", "content": "delete mine.db"}])
+    outputs = paused.json()["data"]["outputs"]
+    [gate] = outputs["pending_interactions"]
+    decision["content"]["interactionToken"] = gate["id"]
+    history = [{"role": "user", "content": "delete mine.db"}, *outputs["messages"], decision]
+    before = len(victim.executions)
+    assert invoke(victim.url, BOB, session, history).status_code == 409  # bob's session of that name
+    done = invoke(victim.url, ALICE, session, history)
+    assert done.status_code == 200, done.text
+    assert len(victim.executions) == before + 1
+    victim.executions.clear()
+
+
+def test_two_tenants_have_separate_sessions_of_one_name(victim: Victim) -> None:
+    session = f"same-{uuid.uuid4().hex[:6]}"
+    a = invoke(victim.url, ALICE, session, [{"role": "user", "content": "alice speaking"}])
+    b = invoke(victim.url, BOB, session, [{"role": "user", "content": "bob speaking"}])
+    assert a.headers["x-ag-task-id"] != b.headers["x-ag-task-id"]
+    seen = httpx.get(f"{victim.url}/tasks/name/{session}/messages", headers=BOB).text
+    assert "bob speaking" in seen and "alice speaking" not in seen
+
+
+def test_the_agentex_client_sends_its_api_key(victim: Victim) -> None:
+    alice = Agentex(base_url=victim.url, api_key=ALICE_KEY, max_retries=0)
+    bob = Agentex(base_url=victim.url, api_key=BOB_KEY, max_retries=0)
+    assert victim.task_id in [t.id for t in alice.tasks.list()]
+    assert victim.task_id not in [t.id for t in bob.tasks.list()]
+    assert alice.tasks.retrieve(victim.named_task).params is None
+    with pytest.raises(AuthenticationError):
+        Agentex(base_url=victim.url, api_key="not-a-key", max_retries=0).tasks.list()
