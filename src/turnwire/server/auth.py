@@ -11,6 +11,7 @@ given an ``api_key``). With no keys configured every request is the default tena
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
@@ -24,6 +25,8 @@ TENANT_PATTERN: Final = re.compile(r"[A-Za-z0-9._-]{1,64}")
 MIN_KEY_LENGTH: Final = 16
 _DIGEST: Final = re.compile(r"sha256:([0-9a-fA-F]{64})")
 _LOC: Final = ["header", "authorization"]
+
+log = logging.getLogger("turnwire.server.auth")
 
 
 def key_digest(key: str) -> str:
@@ -87,5 +90,12 @@ def request_tenant(keys: Mapping[str, str], request: Request) -> str:
     # Looked up by digest: how long the lookup takes says nothing about the key itself.
     tenant = keys.get(key_digest(key))
     if tenant is None:
+        # Never the key: a digest prefix is enough to tell repeated attempts apart.
+        log.warning("refused an unknown API key (sha256 %s…) from %s", key_digest(key)[:12], _client(request))
         raise Unauthorized("unknown API key")
     return tenant
+
+
+def _client(request: Request) -> str:
+    client = request.client
+    return client.host if client is not None else "an unknown client"

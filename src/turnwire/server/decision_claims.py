@@ -16,6 +16,7 @@ the same decision does not run it again:
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,8 @@ from turnwire.runtime import Agent, TurnContext
 from turnwire.runtime.transcript import Decision
 from turnwire.server.errors import RequestError
 from turnwire.store.base import Claim, Store
+
+log = logging.getLogger("turnwire.server.decisions")
 
 
 @dataclass(slots=True)
@@ -108,6 +111,13 @@ async def claim_decisions(
             continue
         decision = acting[claim.tool_call_id]
         where = (*loc, decision.index)
+        log.info(
+            "task %s: the decision for tool call %r was recorded before (%s); this request sent %s",
+            task_id,
+            claim.tool_call_id,
+            "approved" if held.approved else "denied",
+            "approved" if claim.approved else "denied",
+        )
         if held.approved != claim.approved:
             answer = "approved" if held.approved else "denied"
             raise RequestError.at(

@@ -1,0 +1,47 @@
+"""``turnwire serve`` with and without API keys: what it says at start, and what it then refuses."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+
+from services import turnwire_process
+
+KEY = "serve-key-" + "k" * 20
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> str:
+    proc.terminate()
+    _, err = proc.communicate(timeout=15)
+    return err.decode()
+
+
+def test_an_open_interface_without_keys_gets_a_loud_warning(tmp_path: Path) -> None:
+    with turnwire_process(tmp_path, "--host", "0.0.0.0") as (url, proc):
+        assert httpx.get(f"{url}/tasks").status_code == 200  # unauthenticated, as it warned
+        err = _stop(proc)
+    assert "WARNING: listening on 0.0.0.0 WITHOUT API KEYS" in err
+
+
+def test_keys_are_required_on_every_route_but_health(tmp_path: Path) -> None:
+    with turnwire_process(tmp_path, "--host", "0.0.0.0", "--api-key", f"ops:{KEY}") as (url, proc):
+        assert httpx.get(f"{url}/tasks").status_code == 401
+        assert httpx.get(f"{url}/tasks", headers={"authorization": f"Bearer {KEY}"}).status_code == 200
+        err = _stop(proc)
+    assert "WITHOUT API KEYS" not in err
+
+
+def test_serve_on_loopback_says_it_is_unauthenticated(tmp_path: Path) -> None:
+    with turnwire_process(tmp_path) as (_, proc):
+        err = _stop(proc)
+    assert "no API keys: unauthenticated" in err and "WARNING" not in err
+
+
+def test_a_weak_or_malformed_key_stops_serve(tmp_path: Path) -> None:
+    for entry, says in (("ops:short", "at least 16 characters"), ("no-tenant", "TENANT:KEY")):
+        cmd = [sys.executable, "-c", "from turnwire.cli import app; app()", "serve", "--api-key", entry]
+        done = subprocess.run(cmd, capture_output=True, timeout=30, cwd=tmp_path)
+        assert done.returncode == 2 and says in done.stderr.decode()
