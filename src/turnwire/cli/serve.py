@@ -224,16 +224,11 @@ def _api_keys(options: list[str] | None) -> dict[str, str] | None:
 
 
 def _say_who_may_call(host: str, tenants: list[str]) -> None:
-    if tenants:
-        typer.echo(f"API keys required (tenants: {', '.join(tenants)}); /health is open", err=True)
-        return
+    """Without keys on an interface others can reach: a warning no one can miss (the banner's
+    ``auth`` line says the rest)."""
     from turnwire.server.run import is_loopback
 
-    if is_loopback(host):
-        typer.echo(
-            "no API keys: unauthenticated, reachable from this machine only (--api-key TENANT:KEY)",
-            err=True,
-        )
+    if tenants or is_loopback(host):
         return
     bar = "!" * 78
     typer.echo(

@@ -74,7 +74,11 @@ def banner(
     names = sorted(agents)
     listed = ", ".join(f"{n} (default)" if n == default_agent else n for n in names)
     lines.append(f"  agents   {listed}")
-    lines.append(f"  auth     none: anyone who can reach {shown}:{port} can use every route")
+    if settings.api_keys:
+        tenants = ", ".join(sorted(set(settings.api_keys.values())))
+        lines.append(f"  auth     API keys (tenants: {tenants}); /health needs none")
+    else:
+        lines.append(f"  auth     none: anyone who can reach {shown}:{port} can use every route")
     mode = "reload on code changes" if reload else f"{workers} worker{'s' if workers != 1 else ''}"
     lines.append(f"  process  {mode}; Ctrl-C stops")
     return "\n".join(lines)
