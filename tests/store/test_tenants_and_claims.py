@@ -116,3 +116,20 @@ async def test_two_stores_on_one_database_share_claims(db_url: str) -> None:
             *(s.claim_decisions(task["id"], [claim]) for s in (one, two) for _ in range(10))
         )
         assert sum(r[claim.token_digest].first for r in results) == 1
+
+
+async def test_a_released_claim_is_taken_over_once_and_a_done_one_never(store: SqlStore) -> None:
+    task = await store.create_task()
+    approve, deny = Claim("c" * 64, "call_1", True), Claim("c" * 64, "call_1", False)
+    assert (await store.claim_decisions(task["id"], [approve]))[approve.token_digest].first
+    await store.settle_decisions(task["id"], [], [approve.token_digest])  # that turn did not run it
+    flipped = await store.claim_decisions(task["id"], [deny])
+    assert flipped[deny.token_digest] == (True, False)  # released is not reopened to another answer
+    results = await asyncio.gather(*(store.claim_decisions(task["id"], [approve]) for _ in range(10)))
+    assert sum(r[approve.token_digest].first for r in results) == 1
+    await store.settle_decisions(task["id"], [approve.token_digest], [])  # this one ran it
+    again = await store.claim_decisions(task["id"], [approve])
+    assert again[approve.token_digest] == (True, False)
+    # Releasing a settled claim changes nothing.
+    await store.settle_decisions(task["id"], [], [approve.token_digest])
+    assert not (await store.claim_decisions(task["id"], [approve]))[approve.token_digest].first

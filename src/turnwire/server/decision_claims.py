@@ -11,6 +11,11 @@ the same decision does not run it again:
 - the result is not stored yet (the first request is still running it): 409 ``decision_in_progress``;
 - the decision contradicts the recorded one (a token used to deny, re-sent approved, or the
   reverse): 409 ``decision_already_answered``. The first answer holds.
+
+A turn that holds claims settles them when it ends (``SettlingRun``): calls it ran are final; calls
+it did not run (the agent still waits on another gate) are released, so the request that answers
+the other gate takes them over and runs them — once. A turn that fails or is cancelled keeps its
+claims: whether its tool ran is unknown, and a call runs at most once.
 """
 
 from __future__ import annotations
@@ -22,8 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from turnwire.conversations.planning import to_messages
-from turnwire.model import Event, Message, Role, ToolResult, ToolResultBlock
+from turnwire.model import Done, Event, Message, Role, StopReason, ToolResult, ToolResultBlock
 from turnwire.runtime import Agent, TurnContext
+from turnwire.runtime.runner import EventRun
 from turnwire.runtime.transcript import Decision
 from turnwire.server.errors import RequestError
 from turnwire.store.base import Claim, Store
@@ -37,6 +43,12 @@ class Claimed:
 
     history: list[Message]
     replay: list[ToolResult] = field(default_factory=list)
+    held: dict[str, str] = field(default_factory=dict)
+    """Call id -> token digest of the decisions this turn holds (it may run those calls)."""
+
+    def settling(self, run: EventRun, store: Store, task_id: str) -> EventRun:
+        """``run``, settling this turn's claims when it ends (``run`` itself when it holds none)."""
+        return SettlingRun(run, store, task_id, self.held) if self.held else run
 
     def agent(self, agent: Agent) -> Agent:
         """``agent``, replaying the recorded results before its own events when there are any."""
@@ -105,9 +117,11 @@ async def claim_decisions(
     recorded = await store.claim_decisions(task_id, claims)
     replays: list[tuple[Decision, ToolResultBlock]] = []
     stored_results: dict[str, ToolResultBlock] | None = None
+    holding: dict[str, str] = {}
     for claim in claims:
         held = recorded[claim.token_digest]
         if held.first:
+            holding[claim.tool_call_id] = claim.token_digest
             continue
         decision = acting[claim.tool_call_id]
         where = (*loc, decision.index)
@@ -142,7 +156,7 @@ async def claim_decisions(
             )
         replays.append((decision, result))
     if not replays:
-        return Claimed(history)
+        return Claimed(history, held=holding)
     history = list(history)
     # Each recorded result goes right after the message holding its decision (last first, so the
     # earlier positions stay put), where the first request's history had it.
@@ -152,7 +166,57 @@ async def claim_decisions(
         ToolResult(id=r.id, name=r.name, output=r.output, is_error=r.is_error)
         for _, r in sorted(replays, key=lambda r: r[0].index)
     ]
-    return Claimed(history, replay)
+    return Claimed(history, replay, holding)
+
+
+class SettlingRun:
+    """A running turn, unchanged, that settles the claims it holds once its final event passes."""
+
+    __slots__ = ("_held", "_ran", "_run", "_settled", "_store", "_task_id")
+
+    def __init__(self, run: EventRun, store: Store, task_id: str, held: dict[str, str]) -> None:
+        self._run = run
+        self._store = store
+        self._task_id = task_id
+        self._held = held
+        self._ran: set[str] = set()
+        self._settled = False
+
+    @property
+    def stop_reason(self) -> str | None:
+        return self._run.stop_reason
+
+    def __aiter__(self) -> SettlingRun:
+        return self
+
+    def __anext__(self) -> Any:
+        return self.pull(None)
+
+    async def pull(self, timeout: float | None) -> Event | None:
+        event = await self._run.pull(timeout)
+        kind = type(event)
+        if kind is ToolResult:
+            call_id = event.id  # type: ignore[union-attr]
+            if call_id in self._held:
+                self._ran.add(call_id)
+        elif kind is Done:
+            await self._settle(event.stop_reason)  # type: ignore[union-attr]
+        return event
+
+    async def aclose(self) -> None:
+        await self._run.aclose()
+
+    async def _settle(self, stop_reason: str | None) -> None:
+        if self._settled:
+            return
+        self._settled = True
+        done = [digest for call_id, digest in self._held.items() if call_id in self._ran]
+        unsure = stop_reason in (StopReason.ERROR, StopReason.CANCELLED)
+        released = [] if unsure else [d for c, d in self._held.items() if c not in self._ran]
+        try:
+            await self._store.settle_decisions(self._task_id, done, released)
+        except Exception:  # the turn's answer must not fail for it: the claims stay held (at most once)
+            log.exception("task %s: could not settle the decisions of a turn", self._task_id)
 
 
 async def _replaying(agent: Agent, ctx: TurnContext, replay: list[ToolResult]) -> AsyncIterator[Event]:

@@ -93,6 +93,7 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
     # Tokens and warm agents are the tenant's: one tenant's session "chat" is not another's.
     scope = session_scope(app.tenant, session_id)
     found = _check_decisions(app, history, scope, request.loc)
+    claimed = None
     if conversation is not None and app.store is not None:
         claimed = await claim_decisions(
             app.store, conversation.task_id, history, found, conversation.stored, request.loc
@@ -117,7 +118,10 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
         clock=conversation.clock,
     )
     task_id = conversation.task_id
-    return StartedTurn(recorder.record(events), history, session_id, trace_id, task_id, recorder)
+    recorded: EventRun = recorder.record(events)  # type: ignore[assignment]
+    if claimed is not None:
+        recorded = claimed.settling(recorded, app.store, task_id)
+    return StartedTurn(recorded, history, session_id, trace_id, task_id, recorder)
 
 
 async def _open_conversation(app: AppContext, request: TurnRequest, session_id: str) -> Conversation | None:

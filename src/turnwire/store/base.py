@@ -127,8 +127,13 @@ class Store(Protocol):
         """RUNNING/INTERRUPTED -> ``status``; any other current status is a ``ConflictError``."""
 
     async def claim_decisions(self, task_id: str, claims: Sequence[Claim]) -> dict[str, Claimed]:
-        """Record each approval decision the first time its token is sent (atomically, across
-        processes); by token digest, the decision that holds and whether this call recorded it."""
+        """Record each approval decision the first time its token is sent, or take over one whose
+        last turn ended without running its call (atomically, across processes); by token digest,
+        the decision that holds and whether this call holds it now."""
+
+    async def settle_decisions(self, task_id: str, done: Sequence[str], released: Sequence[str]) -> None:
+        """After a turn that held claims: ``done`` tokens' calls ran (final), ``released`` ones did
+        not (the next request carrying them may take them)."""
 
     # ----------------------------------------------------------------- messages
     async def create_messages(

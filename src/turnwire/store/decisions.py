@@ -21,8 +21,9 @@ class DecisionQueries:
     db: Database
 
     async def claim_decisions(self, task_id: str, claims: Sequence[Claim]) -> dict[str, Claimed]:
-        """Record each decision of ``task_id`` unless its token was recorded before; by token digest,
-        the decision that holds (the first one recorded) and whether this call recorded it."""
+        """Record each decision of ``task_id`` unless its token was recorded before, or take over a
+        recorded one with the same answer whose last turn released it; by token digest, the decision
+        that holds (the first one recorded) and whether this call holds it now."""
         unique = {c.token_digest: c for c in claims}
         if not unique:
             return {}
@@ -43,6 +44,20 @@ class DecisionQueries:
         insert = dialect.insert(decisions).values(rows).on_conflict_do_nothing().returning(D.token_digest)
         async with self.db.write() as conn:
             won = set((await conn.execute(insert)).scalars())
+            for digest in [d for d in unique if d not in won]:
+                # A concurrent twin blocks on the row, then finds it running: one takes it over.
+                retake = (
+                    sa.update(decisions)
+                    .where(
+                        D.task_id == task_id,
+                        D.token_digest == digest,
+                        D.state == "open",
+                        D.approved == unique[digest].approved,
+                    )
+                    .values(state="running")
+                    .returning(D.token_digest)
+                )
+                won.update((await conn.execute(retake)).scalars())
             lost = [digest for digest in unique if digest not in won]
             recorded: dict[str, bool] = {}
             if lost:
@@ -57,3 +72,13 @@ class DecisionQueries:
             else:
                 out[digest] = Claimed(recorded.get(digest, claim.approved), False)
         return out
+
+    async def settle_decisions(self, task_id: str, done: Sequence[str], released: Sequence[str]) -> None:
+        async with self.db.write() as conn:
+            for state, digests in (("done", done), ("open", released)):
+                if digests:
+                    await conn.execute(
+                        sa.update(decisions)
+                        .where(D.task_id == task_id, D.token_digest.in_(list(digests)), D.state == "running")
+                        .values(state=state)
+                    )

@@ -83,6 +83,9 @@ decisions = sa.Table(
     sa.Column("token_digest", sa.String(64), primary_key=True),  # SHA-256 hex of the approval token
     sa.Column("tool_call_id", sa.Text, nullable=False),
     sa.Column("approved", sa.Boolean, nullable=False),
+    # running: a turn acting on it holds it; done: that turn ran the call; open: that turn ended
+    # without running it (the agent still waits on other gates), so the next request may take it.
+    sa.Column("state", sa.String(8), nullable=False, server_default="running"),
     sa.Column("created_at", sa.BigInteger, nullable=False),
 )
 

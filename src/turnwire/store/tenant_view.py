@@ -88,6 +88,10 @@ class TenantStore:
         await self._require(task_id)
         return await self.inner.claim_decisions(task_id, claims)
 
+    async def settle_decisions(self, task_id: str, done: Sequence[str], released: Sequence[str]) -> None:
+        await self._require(task_id)
+        await self.inner.settle_decisions(task_id, done, released)
+
     # ----------------------------------------------------------------- messages
     async def create_messages(self, task_id: str, contents: Sequence[dict[str, Any]], **kw: Any) -> list[Any]:
         await self._require(task_id)

@@ -192,3 +192,24 @@ def test_two_workers_resumed_concurrently_run_the_tool_once(
             runs = count.read_text().splitlines() if count.exists() else []
             assert len(runs) == 1, (flow.name, runs)
             count.unlink()
+
+
+@pytest.mark.parametrize("flow", [AgentaBatch(), AgentexSend()], ids=lambda f: f.name)
+def test_gates_answered_one_at_a_time_run_each_tool_once(flow, server: Running) -> None:
+    """The first answer is recorded while the agent still waits on the other gate; the request that
+    answers the other gate takes it over, and each call runs once even when that request is raced."""
+    sid = f"once-two-{flow.name}-{next(_ids)}"
+    paused = flow.first(server.url, sid, "delete a.txt and b.txt")
+    assert sorted(paused.gates) == ["call_1", "call_2"], paused.body
+    before = len(server.executions)
+    waiting = flow.decide(server.url, sid, paused, {"call_1": True})
+    assert waiting.status == 200 and list(waiting.gates) == ["call_2"], waiting.body
+    assert len(server.executions) == before  # the demo runs nothing until every gate is answered
+
+    def answer(_: int) -> Reply:
+        return flow.decide(server.url, sid, waiting, {"call_2": True})
+
+    with ThreadPoolExecutor(CONCURRENT) as pool:
+        replies = list(pool.map(answer, range(CONCURRENT)))
+    assert any(r.status == 200 and r.text == "Deleted a.txt. Deleted b.txt." for r in replies)
+    assert sorted(server.executions[before:]) == ["call_1", "call_2"]
