@@ -21,6 +21,7 @@ import httpx
 import orjson
 import pytest
 from approvals_flows import AgentaBatch, AgentaStream, Reply, UseChat
+from approvals_new_doors import AgUiRun, OpenAIChat
 from one_shot_agents import counting
 from test_approval_doors import AgentexSend
 
@@ -70,7 +71,7 @@ class AgentexStream(AgentexSend):
         return out
 
 
-FLOWS = [AgentaBatch(), AgentaStream(), UseChat(), AgentexSend(), AgentexStream()]
+FLOWS = [AgentaBatch(), AgentaStream(), UseChat(), AgUiRun(), OpenAIChat(), AgentexSend(), AgentexStream()]
 
 
 @dataclass
@@ -108,8 +109,11 @@ def refusal(flow, reply: Reply) -> str:
     """The message of a refused request, and (outside Agentex) the field it names."""
     if isinstance(flow, AgentexSend):
         return reply.body["message"]
+    if isinstance(flow, OpenAIChat):
+        error = reply.body["error"]
+        return f"{error.get('code')}: {error['message']}"
     [error] = reply.body["detail"]
-    assert error["loc"][0] == "body" and isinstance(error["loc"][-1], int), error
+    assert error["loc"][0] == "body", error  # the message holding the decision (AG-UI: its resume)
     return error["type"] + ": " + error["msg"]
 
 

@@ -111,6 +111,7 @@ def fill(path: str, v: Victim) -> str:
         .replace("{agent_name}", "demo")
         .replace("{name}", "demo")
         .replace("{ag_type}", "messages")
+        .replace("{model}", "demo")
     )
 
 
@@ -191,7 +192,27 @@ def start_turn(method: str, path: str, v: Victim) -> None:
         assert "important.db" not in response.text
 
 
+def new_door_turn(method: str, path: str, v: Victim) -> None:
+    """AG-UI's thread and the OpenAI door's session header, naming alice's other task (by name and
+    id): a new session of bob's own."""
+    for session in ("alice-named", v.named_task):
+        if path.endswith("/agui"):
+            user = {"id": "u1", "role": "user", "content": "hello"}
+            body = {"threadId": session, "runId": uuid.uuid4().hex, "messages": [user]}
+            response = call(method, path, v, BOB, json=body)
+        else:
+            body = {"model": "demo", "messages": [{"role": "user", "content": "hello"}]}
+            response = call(method, path, v, {**BOB, "x-ag-session-id": session}, json=body)
+        assert response.status_code == 200, response.text
+        assert response.headers.get("x-ag-task-id") not in (v.task_id, v.named_task)
+
+
 ATTACKS: dict[tuple[str, str], Callable[[str, str, Victim], None]] = {
+    ("post", "/agui"): new_door_turn,
+    ("post", "/agents/{name}/agui"): new_door_turn,
+    ("post", "/v1/chat/completions"): new_door_turn,
+    ("get", "/v1/models"): tenant_free,
+    ("get", "/v1/models/{model}"): tenant_free,
     ("post", "/invoke"): start_turn,
     ("post", "/agents/{name}/invoke"): start_turn,
     ("post", "/chat"): start_turn,
