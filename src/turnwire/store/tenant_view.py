@@ -9,6 +9,7 @@ pipeline's writes cost no extra read.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -45,6 +46,14 @@ class TenantStore:
             return False
         return True
 
+    def _scoped(self, idem: Idempotency | None) -> Idempotency | None:
+        """An ``Idempotency-Key`` within the tenant: two tenants' equal keys never meet (a digest,
+        so the stored key stays within its column)."""
+        if idem is None or not self.tenant:
+            return idem
+        key = hashlib.sha256(f"{self.tenant}\x1f{idem.key}".encode()).hexdigest()
+        return Idempotency(key, idem.fingerprint)
+
     async def _require(self, task_id: str) -> None:
         if not await self.owns(task_id):
             raise NotFoundError(task_id)
@@ -59,7 +68,11 @@ class TenantStore:
         idempotency: Idempotency | None = None,
     ) -> dict[str, Any]:
         task = await self.inner.create_task(
-            name=name, params=params, task_metadata=task_metadata, idempotency=idempotency, tenant=self.tenant
+            name=name,
+            params=params,
+            task_metadata=task_metadata,
+            idempotency=self._scoped(idempotency),
+            tenant=self.tenant,
         )
         return self._note(task)
 
@@ -95,6 +108,8 @@ class TenantStore:
     # ----------------------------------------------------------------- messages
     async def create_messages(self, task_id: str, contents: Sequence[dict[str, Any]], **kw: Any) -> list[Any]:
         await self._require(task_id)
+        if "idempotency" in kw:
+            kw["idempotency"] = self._scoped(kw["idempotency"])
         return await self.inner.create_messages(task_id, contents, **kw)
 
     async def append_messages(

@@ -327,3 +327,12 @@ def test_the_agentex_client_sends_its_api_key(victim: Victim) -> None:
     assert alice.tasks.retrieve(victim.named_task).params is None
     with pytest.raises(AuthenticationError):
         Agentex(base_url=victim.url, api_key="not-a-key", max_retries=0).tasks.list()
+
+
+def test_an_idempotency_key_is_per_tenant(victim: Victim) -> None:
+    key = {"idempotency-key": f"same-{uuid.uuid4().hex[:6]}"}
+    for who in (ALICE, BOB):
+        task = rpc(victim.url, who, "task/create", {"name": "idem"}, "/agents/name/demo/rpc")["result"]
+        body = {"task_id": task["id"], "content": {**TEXT, "content": str(who)}}
+        response = httpx.post(f"{victim.url}/messages", json=body, headers={**who, **key}, timeout=20)
+        assert response.status_code == 200, response.text
