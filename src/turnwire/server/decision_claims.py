@@ -9,6 +9,8 @@ the same decision does not run it again:
   decision (agents resume from history, so the call reads as done), and the turn replays it first
   (same tool output, no second run);
 - the result is not stored yet (the first request is still running it): 409 ``decision_in_progress``;
+  once the conversation has moved on (a user message after the decision), the call reads as not run
+  (an error result in the agent's history), so a turn whose client left never blocks the session;
 - the decision contradicts the recorded one (a token used to deny, re-sent approved, or the
   reverse): 409 ``decision_already_answered``. The first answer holds.
 
@@ -118,6 +120,7 @@ async def claim_decisions(
     replays: list[tuple[Decision, ToolResultBlock]] = []
     stored_results: dict[str, ToolResultBlock] | None = None
     holding: dict[str, str] = {}
+    stale: list[tuple[Decision, ToolResultBlock]] = []
     for claim in claims:
         held = recorded[claim.token_digest]
         if held.first:
@@ -146,6 +149,11 @@ async def claim_decisions(
         if stored_results is None:
             stored_results = _answered(to_messages(stored))
         result = stored_results.get(claim.tool_call_id)
+        if result is None and _user_after(history, decision.index):
+            # The conversation moved on past a call whose turn never finished (its client left, its
+            # process died): the call is shown as not run, so no agent runs it now.
+            stale.append((decision, _not_run(claim.tool_call_id, decision.tool_name)))
+            continue
         if result is None:
             raise RequestError.at(
                 409,
@@ -155,18 +163,29 @@ async def claim_decisions(
                 "decision_in_progress",
             )
         replays.append((decision, result))
-    if not replays:
+    if not replays and not stale:
         return Claimed(history, held=holding)
     history = list(history)
     # Each recorded result goes right after the message holding its decision (last first, so the
     # earlier positions stay put), where the first request's history had it.
-    for decision, result in sorted(replays, key=lambda r: r[0].index, reverse=True):
+    for decision, result in sorted([*replays, *stale], key=lambda r: r[0].index, reverse=True):
         history.insert(decision.index + 1, Message(Role.TOOL, [result]))
     replay = [
         ToolResult(id=r.id, name=r.name, output=r.output, is_error=r.is_error)
         for _, r in sorted(replays, key=lambda r: r[0].index)
     ]
     return Claimed(history, replay, holding)
+
+
+NOT_RUN = "Not run: the turn that held this approval ended before the tool's result was recorded."
+
+
+def _not_run(call_id: str, tool_name: str | None) -> ToolResultBlock:
+    return ToolResultBlock(id=call_id, name=tool_name, output=NOT_RUN, is_error=True)
+
+
+def _user_after(history: Sequence[Message], index: int) -> bool:
+    return any(m.role == Role.USER for m in history[index + 1 :])
 
 
 class SettlingRun:

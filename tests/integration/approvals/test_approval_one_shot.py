@@ -9,6 +9,8 @@ Then two ``turnwire serve`` workers on one PostgreSQL + Redis, resumed concurren
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import itertools
 import os
 from collections.abc import Iterator
@@ -26,7 +28,7 @@ from one_shot_agents import counting
 from test_approval_doors import AgentexSend
 
 from services import serve_app, turnwire_process
-from store_databases import BACKENDS, fresh_database
+from store_databases import BACKENDS, execute, fresh_database
 from turnwire.server import Settings, create_app
 
 HERE = Path(__file__).parent
@@ -78,18 +80,18 @@ FLOWS = [AgentaBatch(), AgentaStream(), UseChat(), AgUiRun(), OpenAIChat(), Agen
 class Running:
     url: str
     executions: list[str]
+    db_url: str = ""
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     home = tmp_path_factory.mktemp("one-shot")
     pg = request.getfixturevalue("postgres_url") if request.param == "postgres" else None
-    settings = Settings(
-        db_url=fresh_database(request.param, home, pg), approval_secret_file=str(home / "secret")
-    )
+    db_url = fresh_database(request.param, home, pg)
+    settings = Settings(db_url=db_url, approval_secret_file=str(home / "secret"))
     executions: list[str] = []
     with serve_app(create_app({"demo": counting(executions)}, settings=settings)) as url:
-        yield Running(url, executions)
+        yield Running(url, executions, db_url)
 
 
 @pytest.fixture(params=FLOWS, ids=lambda f: f.name)
@@ -217,3 +219,28 @@ def test_gates_answered_one_at_a_time_run_each_tool_once(flow, server: Running) 
         replies = list(pool.map(answer, range(CONCURRENT)))
     assert any(r.status == 200 and r.text == "Deleted a.txt. Deleted b.txt." for r in replies)
     assert sorted(server.executions[before:]) == ["call_1", "call_2"]
+
+
+def test_a_claim_left_by_a_turn_that_never_finished_does_not_block_the_session(server: Running) -> None:
+    """A turn that held a claim and died before its tool's result was recorded (its client left, its
+    process was killed): the same decision is refused — the tool may have run — and once the user
+    moves on, the call reads as not run and the conversation goes on."""
+    flow = AgentaBatch()
+    sid, paused = pause(flow, server.url)
+    task_id = httpx.get(f"{server.url}/tasks/name/{sid}").json()["id"]
+    digest = hashlib.sha256(paused.gates["call_1"].encode()).hexdigest()
+    asyncio.run(
+        execute(
+            server.db_url,
+            "INSERT INTO decisions (task_id, token_digest, tool_call_id, approved, state, created_at) "
+            f"VALUES ('{task_id}', '{digest}', 'call_1', true, 'running', 0)",
+        )
+    )
+    before = len(server.executions)
+    again = flow.decide(server.url, sid, paused, {"call_1": True})
+    assert again.status == 409 and "decision_in_progress" in refusal(flow, again)
+    decision = {"role": "tool", "content": {"approved": True, "interactionToken": paused.gates["call_1"]}}
+    decision["tool_call_id"] = "call_1"
+    moved_on = flow.send(server.url, sid, [*paused.history, decision, {"role": "user", "content": "hello"}])
+    assert moved_on.status == 200 and moved_on.text == "You said: hello", moved_on.body
+    assert len(server.executions) == before
