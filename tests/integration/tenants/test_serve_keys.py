@@ -52,3 +52,22 @@ def test_a_weak_or_malformed_key_stops_serve(tmp_path: Path) -> None:
         cmd = [sys.executable, "-c", "from turnwire.cli import app; app()", "serve", "--api-key", entry]
         done = subprocess.run(cmd, capture_output=True, timeout=30, cwd=tmp_path)
         assert done.returncode == 2 and says in done.stderr.decode()
+
+
+def test_a_mounted_router_checks_keys_without_turnwire_error_handlers() -> None:
+    from fastapi import FastAPI
+
+    from services import serve_app
+    from turnwire.server import Settings, create_router
+
+    app = FastAPI()
+    app.include_router(create_router(settings=Settings(api_keys=f"ops:{KEY}")), prefix="/ai")
+    with serve_app(app, lifespan="off") as url:
+        assert httpx.get(f"{url}/ai/health").status_code == 200
+        refused = httpx.post(f"{url}/ai/invoke", json={})
+        assert refused.status_code == 401 and refused.headers["www-authenticate"] == "Bearer"
+        assert refused.json()["detail"][0]["loc"] == ["header", "authorization"]
+        assert httpx.get(f"{url}/ai/tasks").status_code == 401
+        body = {"data": {"inputs": {"messages": [{"role": "user", "content": "hi"}]}}}
+        ok = httpx.post(f"{url}/ai/invoke", json=body, headers={"authorization": f"Bearer {KEY}"})
+        assert ok.status_code == 200, ok.text
