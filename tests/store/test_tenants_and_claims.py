@@ -133,3 +133,12 @@ async def test_a_released_claim_is_taken_over_once_and_a_done_one_never(store: S
     # Releasing a settled claim changes nothing.
     await store.settle_decisions(task["id"], [], [approve.token_digest])
     assert not (await store.claim_decisions(task["id"], [approve]))[approve.token_digest].first
+
+
+async def test_claims_of_two_tokens_in_either_order_never_deadlock(store: SqlStore) -> None:
+    task = await store.create_task()
+    one, two = Claim("1" * 64, "call_1", True), Claim("2" * 64, "call_2", True)
+    orders = [[one, two], [two, one]] * 10
+    results = await asyncio.gather(*(store.claim_decisions(task["id"], order) for order in orders))
+    for claim in (one, two):
+        assert sum(r[claim.token_digest].first for r in results) == 1

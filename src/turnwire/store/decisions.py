@@ -24,7 +24,9 @@ class DecisionQueries:
         """Record each decision of ``task_id`` unless its token was recorded before, or take over a
         recorded one with the same answer whose last turn released it; by token digest, the decision
         that holds (the first one recorded) and whether this call holds it now."""
-        unique = {c.token_digest: c for c in claims}
+        # In digest order: two requests claiming the same tokens lock them in the same order, so
+        # they wait for each other instead of deadlocking (PostgreSQL).
+        unique = {c.token_digest: c for c in sorted(claims, key=lambda c: c.token_digest)}
         if not unique:
             return {}
         now = now_us()
