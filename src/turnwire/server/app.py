@@ -18,6 +18,7 @@ from turnwire.server.invoke import EXTRA_SCHEMAS, invoke_router
 from turnwire.server.lifespan import app_lifespan
 from turnwire.server.models import Health
 from turnwire.server.openai_api import openai_router
+from turnwire.server.page import page_router
 from turnwire.server.settings import Settings
 from turnwire.server.task_stream import router as task_stream_router
 
@@ -103,6 +104,7 @@ def create_app(
     )
     app.state.turnwire = ctx
     app.include_router(create_router(context=ctx))
+    app.include_router(page_router(ctx.default_agent))
     install_error_handlers(app)
     _document_extra_schemas(app)
     return app

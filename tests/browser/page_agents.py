@@ -1,0 +1,46 @@
+"""Agents the page tests serve next to ``demo``: another agent for the picker, one that sends a file."""
+
+from __future__ import annotations
+
+import base64
+import struct
+import zlib
+from collections.abc import AsyncIterator
+
+from turnwire.agents import builtin_agents
+from turnwire.model import Done, Event, FileEvent, MessageEvent
+from turnwire.runtime import Agent, TurnContext
+
+
+
+def _png(width: int, height: int) -> bytes:
+    """A red-to-orange gradient PNG, made here so the tests need no image file."""
+    rows = b"".join(
+        b"\x00" + b"".join(bytes((220, 40 + 150 * x // width, 40)) for x in range(width)) for _ in range(height)
+    )
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+RED_PNG = "data:image/png;base64," + base64.b64encode(_png(160, 100)).decode()
+
+
+async def shout(ctx: TurnContext) -> AsyncIterator[Event]:
+    """Answers the last user message in capitals."""
+    yield MessageEvent(text=f"SHOUTED: {ctx.last_user_text().upper()}")
+    yield Done(stop_reason="end_turn")
+
+
+async def painter(ctx: TurnContext) -> AsyncIterator[Event]:
+    """Answers with an image and a sentence."""
+    yield FileEvent(url=RED_PNG, media_type="image/png")
+    yield MessageEvent(text="Here is a red picture.")
+    yield Done(stop_reason="end_turn")
+
+
+def page_test_agents() -> dict[str, Agent]:
+    return {**builtin_agents(), "shout": shout, "painter": painter}

@@ -1,0 +1,506 @@
+// The page: a sidebar of conversations, the open chat, and the composer.
+import { generateId, type UIMessage } from 'ai';
+import type { JSX } from 'preact';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { currentKeyQuestion, onKeyQuestion } from './api';
+import { PageChat } from './chat';
+import { type PartActions, PartView } from './parts';
+import {
+  type AgentInfo,
+  chatAgents,
+  fetchTitle,
+  listAgents,
+  listTasks,
+  storedMessages,
+  type TaskRow,
+  titleOf,
+  titles,
+} from './store';
+
+const DEMO_PROMPTS = ['weather in Paris', 'delete notes.txt', 'ask me', 'count to 50', 'fail'];
+
+function hashChatId(): string | null {
+  const id = decodeURIComponent(location.hash.replace(/^#/, ''));
+  return /^[A-Za-z0-9._:-]{1,128}$/.test(id) ? id : null;
+}
+
+function newChatId(): string {
+  return `chat-${generateId()}`;
+}
+
+/** Re-render when the chat's state changes, at most once per frame while it streams. */
+function useChatUpdates(chat: PageChat | null): void {
+  const [, setTick] = useState(0);
+  useEffect(() => {
+    if (!chat) return;
+    let frame = 0;
+    const unsubscribe = chat.pageState.subscribe(() => {
+      if (frame) return;
+      frame = requestAnimationFrame(() => {
+        frame = 0;
+        setTick((t) => t + 1);
+      });
+    });
+    return () => {
+      unsubscribe();
+      cancelAnimationFrame(frame);
+    };
+  }, [chat]);
+}
+
+function useKeyQuestion() {
+  const [question, setQuestion] = useState(currentKeyQuestion());
+  useEffect(() => onKeyQuestion(() => setQuestion(currentKeyQuestion())), []);
+  return question;
+}
+
+function KeyDialog(): JSX.Element | null {
+  const question = useKeyQuestion();
+  const [key, setKey] = useState('');
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => input.current?.focus(), [question]);
+  if (!question) return null;
+  return (
+    <div class="overlay">
+      <form
+        class="dialog"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="key-title"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (key.trim()) question.answer(key.trim());
+          setKey('');
+        }}
+      >
+        <h2 id="key-title">API key needed</h2>
+        <p>
+          {question.rejected
+            ? 'The server did not accept that key. Try another one.'
+            : 'This server asks for an API key. It is kept in this browser and sent with every request.'}
+        </p>
+        <input
+          type="password"
+          name="api-key"
+          aria-label="API key"
+          ref={input}
+          autoComplete="off"
+          value={key}
+          onInput={(e) => setKey((e.target as HTMLInputElement).value)}
+        />
+        <div class="dialog-buttons">
+          <button type="button" onClick={() => question.answer(null)}>
+            Cancel
+          </button>
+          <button type="submit" class="primary" disabled={!key.trim()}>
+            Use key
+          </button>
+        </div>
+      </form>
+    </div>
+  );
+}
+
+function Sidebar({
+  tasks,
+  activeId,
+  open,
+  onOpen,
+  onNew,
+}: {
+  tasks: TaskRow[];
+  activeId: string | null;
+  open: boolean;
+  onOpen: (id: string) => void;
+  onNew: () => void;
+}): JSX.Element {
+  const [, setTitled] = useState(0);
+  useEffect(() => {
+    // Conversations started elsewhere: title them by their first message, a few at a time.
+    let cancelled = false;
+    (async () => {
+      for (const task of tasks.slice(0, 30)) {
+        const chatId = task.name ?? task.id;
+        if (cancelled || titles.get(chatId)) continue;
+        const title = await fetchTitle(task.id).catch(() => undefined);
+        if (title && !cancelled) {
+          titles.set(chatId, title);
+          setTitled((n) => n + 1);
+        }
+      }
+    })();
+    return () => {
+      cancelled = true;
+    };
+  }, [tasks]);
+  return (
+    <nav class={`sidebar${open ? ' open' : ''}`} aria-label="Conversations">
+      <button type="button" class="new-chat" onClick={onNew}>
+        + New chat
+      </button>
+      <h2 class="sidebar-title">Conversations</h2>
+      <ul class="tasks">
+        {tasks.map((task) => {
+          const chatId = task.name ?? task.id;
+          const when = new Date(task.created_at);
+          return (
+            <li key={task.id}>
+              <button
+                type="button"
+                class="task"
+                aria-current={chatId === activeId ? 'page' : undefined}
+                onClick={() => onOpen(chatId)}
+              >
+                <span class="task-title">{titles.get(chatId) ?? chatId}</span>
+                <time dateTime={task.created_at}>
+                  {Number.isNaN(when.getTime()) ? '' : when.toLocaleString([], { dateStyle: 'short', timeStyle: 'short' })}
+                </time>
+              </button>
+            </li>
+          );
+        })}
+        {tasks.length === 0 && <li class="muted empty">No conversations yet.</li>}
+      </ul>
+    </nav>
+  );
+}
+
+function PaperclipIcon(): JSX.Element {
+  return (
+    <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">
+      <path d="M21 11.5l-8.6 8.6a5.5 5.5 0 0 1-7.8-7.8l8.6-8.6a3.7 3.7 0 0 1 5.2 5.2l-8.6 8.6a1.8 1.8 0 0 1-2.6-2.6l7.9-7.9" />
+    </svg>
+  );
+}
+
+function Composer({
+  chat,
+  onSend,
+}: {
+  chat: PageChat;
+  onSend: (text: string, files: FileList | null) => void;
+}): JSX.Element {
+  const [text, setText] = useState('');
+  const [files, setFiles] = useState<FileList | null>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const textarea = useRef<HTMLTextAreaElement>(null);
+  const busy = chat.busy;
+  const send = () => {
+    if (busy || (!text.trim() && !files?.length)) return;
+    onSend(text, files);
+    setText('');
+    setFiles(null);
+    if (fileInput.current) fileInput.current.value = '';
+  };
+  useEffect(() => textarea.current?.focus(), [chat]);
+  return (
+    <form
+      class="composer"
+      onSubmit={(e) => {
+        e.preventDefault();
+        send();
+      }}
+    >
+      {files && files.length > 0 && (
+        <div class="attachments">
+          {Array.from(files).map((f) => (
+            <span class="chip" key={f.name}>
+              {f.name}
+            </span>
+          ))}
+          <button
+            type="button"
+            class="link"
+            onClick={() => {
+              setFiles(null);
+              if (fileInput.current) fileInput.current.value = '';
+            }}
+          >
+            Remove
+          </button>
+        </div>
+      )}
+      <div class="composer-row">
+        <label class="attach" title="Attach files">
+          <input
+            ref={fileInput}
+            type="file"
+            multiple
+            class="visually-hidden"
+            onChange={(e) => setFiles((e.target as HTMLInputElement).files)}
+          />
+          <PaperclipIcon />
+          <span class="visually-hidden">Attach files</span>
+        </label>
+        <textarea
+          ref={textarea}
+          name="message"
+          rows={1}
+          placeholder="Message the agent…"
+          aria-label="Message"
+          aria-describedby="composer-hint"
+          value={text}
+          onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+              e.preventDefault();
+              send();
+            } else if (e.key === 'Escape' && busy) {
+              e.preventDefault();
+              void chat.stopAnswer();
+            }
+          }}
+        />
+        <span id="composer-hint" class="visually-hidden">
+          Enter sends, Shift+Enter starts a new line, Escape stops the answer.
+        </span>
+        {busy ? (
+          <button type="button" class="stop" onClick={() => void chat.stopAnswer()}>
+            Stop
+          </button>
+        ) : (
+          <button type="submit" class="primary" disabled={!text.trim() && !files?.length}>
+            Send
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}
+
+function Message({
+  message,
+  streaming,
+  stopped,
+  actions,
+}: {
+  message: UIMessage;
+  streaming: boolean;
+  stopped: boolean;
+  actions: PartActions;
+}): JSX.Element {
+  return (
+    <article class={`msg ${message.role}`} data-message-id={message.id} aria-label={`${message.role} message`}>
+      <div class="bubble">
+        {message.parts.map((part, i) => (
+          <PartView key={i} part={part} role={message.role} streaming={streaming} actions={actions} />
+        ))}
+        {streaming && message.parts.every((p) => p.type === 'step-start') && (
+          <span class="typing" aria-label="The agent is answering">
+            <i />
+            <i />
+            <i />
+          </span>
+        )}
+        {stopped && <div class="note">You stopped this answer.</div>}
+      </div>
+    </article>
+  );
+}
+
+function errorShownInMessages(messages: UIMessage[], error: Error): boolean {
+  const last = messages[messages.length - 1];
+  return !!last?.parts.some(
+    (p) => p.type === 'data-agent-error' && (p.data as { errorText?: string })?.errorText === error.message,
+  );
+}
+
+export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
+  const [agents, setAgents] = useState<AgentInfo[]>([]);
+  const [agent, setAgent] = useState(defaultAgent);
+  const [chat, setChat] = useState<PageChat | null>(null);
+  const [tasks, setTasks] = useState<TaskRow[]>([]);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [sidebarOpen, setSidebarOpen] = useState(false);
+  const log = useRef<HTMLDivElement>(null);
+  const stickToBottom = useRef(true);
+  useChatUpdates(chat);
+
+  const refreshTasks = useCallback(() => {
+    listTasks()
+      .then(setTasks)
+      .catch(() => undefined); // the sidebar is a convenience: the chat works without it
+  }, []);
+
+  const openChat = useCallback(
+    async (chatId: string | null, agentName?: string) => {
+      setSidebarOpen(false);
+      setProblem(null);
+      const id = chatId ?? newChatId();
+      let messages: UIMessage[] = [];
+      if (chatId) {
+        try {
+          messages = await storedMessages(chatId);
+        } catch (error) {
+          setProblem(`Could not load the conversation: ${(error as Error).message}`);
+        }
+      }
+      const name = agentName ?? chatAgents.get(id) ?? defaultAgent;
+      const next = new PageChat(id, name === defaultAgent ? null : name, messages);
+      setAgent(name);
+      setChat((previous) => {
+        void previous?.stop();
+        return next;
+      });
+      if (hashChatId() !== id) history.replaceState(null, '', `#${encodeURIComponent(id)}`);
+      stickToBottom.current = true;
+      // resume: true — pick up an answer still being written (e.g. the page was reloaded mid-answer).
+      if (messages.length) void next.resumeStream();
+    },
+    [defaultAgent],
+  );
+
+  useEffect(() => {
+    listAgents()
+      .then(setAgents)
+      .catch(() => setAgents([{ name: defaultAgent, description: defaultAgent }]));
+    refreshTasks();
+    void openChat(hashChatId());
+    const onHash = () => {
+      const id = hashChatId();
+      if (id) void openChat(id);
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
+
+  const status = chat?.status;
+  useEffect(() => {
+    if (status === 'ready' || status === 'error') refreshTasks();
+  }, [status, chat]);
+
+  useLayoutEffect(() => {
+    const el = log.current;
+    if (el && stickToBottom.current) el.scrollTop = el.scrollHeight;
+  });
+
+  const messages = chat?.messages ?? [];
+  const last = messages[messages.length - 1];
+  const actions = useMemo(
+    () => ({
+      approve: (approvalId: string, approved: boolean) => {
+        void chat?.addToolApprovalResponse({ id: approvalId, approved });
+      },
+      answer: (text: string) => {
+        void chat?.sendMessage({ text });
+      },
+    }),
+    [chat],
+  );
+
+  const send = (text: string, files: FileList | null) => {
+    if (!chat) return;
+    if (!chat.messages.length) {
+      titles.set(chat.id, titleOf(text || files?.[0]?.name || 'Files'));
+      chatAgents.set(chat.id, agent);
+    }
+    stickToBottom.current = true;
+    void chat.sendMessage(files?.length ? { text, files } : { text });
+  };
+
+  const error = chat?.error;
+  const busy = chat?.busy ?? false;
+  return (
+    <div class="layout">
+      <Sidebar
+        tasks={tasks}
+        activeId={chat?.id ?? null}
+        open={sidebarOpen}
+        onOpen={(id) => void openChat(id)}
+        onNew={() => void openChat(null, agent)}
+      />
+      <main class="main">
+        <header class="topbar">
+          <button
+            type="button"
+            class="menu"
+            aria-label="Conversations"
+            aria-expanded={sidebarOpen}
+            onClick={() => setSidebarOpen(!sidebarOpen)}
+          >
+            ☰
+          </button>
+          <h1>turnwire</h1>
+          <label class="agent-picker">
+            <span>Agent</span>
+            <select
+              value={agent}
+              onChange={(e) => void openChat(null, (e.target as HTMLSelectElement).value)}
+            >
+              {(agents.length ? agents : [{ name: agent, description: agent }]).map((a) => (
+                <option key={a.name} value={a.name} title={a.description}>
+                  {a.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <span class={`status status-${status ?? 'ready'}`} role="status">
+            {status === 'submitted' ? 'Sending…' : status === 'streaming' ? 'Answering…' : ''}
+          </span>
+        </header>
+        <div
+          class="log"
+          ref={log}
+          aria-live="polite"
+          aria-busy={busy}
+          onScroll={(e) => {
+            const el = e.currentTarget;
+            stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+          }}
+        >
+          {problem && (
+            <div class="card agent-error" role="alert">
+              {problem}
+            </div>
+          )}
+          {messages.length === 0 && (
+            <div class="empty-chat">
+              <p>
+                Talk to <strong>{agent}</strong>.
+              </p>
+              {agent === 'demo' && (
+                <div class="suggestions">
+                  {DEMO_PROMPTS.map((prompt) => (
+                    <button type="button" key={prompt} onClick={() => send(prompt, null)}>
+                      {prompt}
+                    </button>
+                  ))}
+                </div>
+              )}
+            </div>
+          )}
+          {messages.map((message) => (
+            <Message
+              key={message.id}
+              message={message}
+              streaming={busy && message === last}
+              stopped={chat?.stoppedIds.has(message.id) ?? false}
+              actions={{ ...actions, awaitingUser: message === last && !busy }}
+            />
+          ))}
+          {status === 'submitted' && last?.role === 'user' && (
+            <article class="msg assistant">
+              <div class="bubble">
+                <span class="typing" aria-label="Waiting for the agent">
+                  <i />
+                  <i />
+                  <i />
+                </span>
+              </div>
+            </article>
+          )}
+          {error && !errorShownInMessages(messages, error) && (
+            <div class="card agent-error" role="alert">
+              <strong>Error:</strong> {error.message}{' '}
+              <button type="button" class="link" onClick={() => chat?.clearError()}>
+                Dismiss
+              </button>
+            </div>
+          )}
+        </div>
+        {chat && <Composer chat={chat} onSend={send} />}
+      </main>
+      <KeyDialog />
+    </div>
+  );
+}

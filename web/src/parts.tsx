@@ -1,0 +1,221 @@
+// How each UIMessage part looks: markdown text, collapsible reasoning, tool cards with approvals,
+// input requests, files, agent errors. Model output only ever reaches text nodes.
+import { getToolName, isToolUIPart, type UIMessage } from 'ai';
+import type { JSX } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { Markdown, safeUrl } from './markdown';
+
+type Part = UIMessage['parts'][number];
+type ToolPart = Extract<Part, { toolCallId: string }>;
+
+/** What a part may do to the chat: answer an approval or an input request. */
+export interface PartActions {
+  approve: (approvalId: string, approved: boolean) => void;
+  answer: (text: string) => void;
+  /** Whether this message is the one the user is expected to answer now. */
+  awaitingUser: boolean;
+}
+
+function json(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+const STATE_LABELS: Record<string, [string, string]> = {
+  'input-streaming': ['preparing', 'pending'],
+  'input-available': ['running', 'pending'],
+  'approval-requested': ['needs approval', 'ask'],
+  'approval-responded': ['answered', 'pending'],
+  'output-available': ['done', 'ok'],
+  'output-error': ['error', 'bad'],
+  'output-denied': ['denied', 'bad'],
+};
+
+function ToolCard({ part, actions }: { part: ToolPart; actions: PartActions }): JSX.Element {
+  const name = getToolName(part);
+  const [label, tone] = STATE_LABELS[part.state] ?? [part.state, 'pending'];
+  const approval = 'approval' in part ? part.approval : undefined;
+  return (
+    <section class={`card tool tone-${tone}`} aria-label={`Tool call ${name}`} data-tool={name} data-state={part.state}>
+      <header>
+        <span class="tool-icon" aria-hidden="true">
+          ƒ
+        </span>
+        <span class="tool-name">{name}</span>
+        <span class={`badge tone-${tone}`}>{label}</span>
+      </header>
+      {part.input !== undefined && (
+        <div class="io">
+          <div class="io-label">Input</div>
+          <pre>{json(part.input)}</pre>
+        </div>
+      )}
+      {part.state === 'output-available' && (
+        <div class="io">
+          <div class="io-label">Output</div>
+          <pre>{json(part.output)}</pre>
+        </div>
+      )}
+      {part.state === 'output-error' && (
+        <div class="io">
+          <div class="io-label">Error</div>
+          <pre class="error-text">{part.errorText}</pre>
+        </div>
+      )}
+      {part.state === 'approval-requested' && approval && (
+        <div class="approval" role="group" aria-label={`Approve ${name}?`}>
+          <span>
+            Run <strong>{name}</strong>?
+          </span>
+          <button type="button" class="primary" onClick={() => actions.approve(approval.id, true)}>
+            Approve
+          </button>
+          <button type="button" class="danger" onClick={() => actions.approve(approval.id, false)}>
+            Deny
+          </button>
+        </div>
+      )}
+      {approval?.approved !== undefined && part.state !== 'approval-requested' && (
+        <div class="approval-note">
+          {approval.approved ? 'You approved this call.' : 'You denied this call.'}
+          {approval.reason ? ` (${approval.reason})` : ''}
+        </div>
+      )}
+    </section>
+  );
+}
+
+function InputRequest({ prompt, actions }: { prompt: string; actions: PartActions }): JSX.Element {
+  const [text, setText] = useState('');
+  const box = useRef<HTMLInputElement>(null);
+  // The agent waits for this answer: put the cursor where it goes.
+  useEffect(() => box.current?.focus(), [actions.awaitingUser]);
+  if (!actions.awaitingUser) {
+    return (
+      <section class="card input-request answered">
+        <span class="io-label">Asked</span> {prompt}
+      </section>
+    );
+  }
+  return (
+    <form
+      class="card input-request"
+      aria-label="The agent asks"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (text.trim()) actions.answer(text);
+      }}
+    >
+      <label>
+        <span class="io-label">The agent asks</span>
+        <span class="prompt">{prompt}</span>
+        <input
+          type="text"
+          name="answer"
+          ref={box}
+          value={text}
+          autoComplete="off"
+          onInput={(e) => setText((e.target as HTMLInputElement).value)}
+        />
+      </label>
+      <button type="submit" class="primary" disabled={!text.trim()}>
+        Answer
+      </button>
+    </form>
+  );
+}
+
+function FilePart({ url, mediaType, filename }: { url: string; mediaType: string; filename?: string }): JSX.Element {
+  // Inline only what cannot call out to another host: data: and blob: URLs.
+  const local = /^(data|blob):/i.test(url);
+  if (local && mediaType.startsWith('image/')) {
+    return (
+      <figure class="file image">
+        <img src={url} alt={filename ?? 'image'} loading="lazy" />
+        {filename && <figcaption>{filename}</figcaption>}
+      </figure>
+    );
+  }
+  const href = local ? url : safeUrl(url);
+  const label = filename ?? (local ? mediaType : url);
+  return (
+    <div class="file chip">
+      {href ? (
+        <a href={href} download={filename ?? true} target="_blank" rel="noopener noreferrer nofollow">
+          {label}
+        </a>
+      ) : (
+        label
+      )}{' '}
+      <span class="muted">{mediaType}</span>
+    </div>
+  );
+}
+
+function dataText(data: unknown, key: string): string | undefined {
+  if (data && typeof data === 'object' && typeof (data as Record<string, unknown>)[key] === 'string') {
+    return (data as Record<string, string>)[key];
+  }
+  return undefined;
+}
+
+export function PartView({
+  part,
+  role,
+  streaming,
+  actions,
+}: {
+  part: Part;
+  role: UIMessage['role'];
+  streaming: boolean;
+  actions: PartActions;
+}): JSX.Element | null {
+  if (part.type === 'text') {
+    // The user's own words are shown as typed; the assistant's are Markdown.
+    return role === 'user' ? <p class="user-text">{part.text}</p> : <Markdown text={part.text} />;
+  }
+  if (part.type === 'reasoning') {
+    const live = streaming && part.state === 'streaming';
+    return (
+      <details class="reasoning" open={live}>
+        <summary>{live ? 'Thinking…' : 'Reasoning'}</summary>
+        <div class="reasoning-text">{part.text}</div>
+      </details>
+    );
+  }
+  if (isToolUIPart(part)) return <ToolCard part={part} actions={actions} />;
+  if (part.type === 'file') return <FilePart url={part.url} mediaType={part.mediaType} filename={part.filename} />;
+  if (part.type === 'source-url') {
+    const href = safeUrl(part.url);
+    return <div class="source">Source: {href ? <a href={href} target="_blank" rel="noopener noreferrer nofollow">{part.title ?? part.url}</a> : part.url}</div>;
+  }
+  if (part.type === 'data-input-request') {
+    const prompt = dataText(part.data, 'prompt') ?? 'The agent needs your answer.';
+    return <InputRequest prompt={prompt} actions={actions} />;
+  }
+  if (part.type === 'data-agent-error') {
+    return (
+      <div class="card agent-error" role="alert">
+        <strong>The agent failed:</strong> {dataText(part.data, 'errorText') ?? 'unknown error'}
+        {dataText(part.data, 'code') && <span class="muted"> ({dataText(part.data, 'code')})</span>}
+      </div>
+    );
+  }
+  if (part.type === 'data-turnwire-interrupted') {
+    return <div class="note">The answer was interrupted here.</div>;
+  }
+  if (part.type.startsWith('data-')) {
+    const data = (part as { data?: unknown }).data;
+    return (
+      <details class="data-part">
+        <summary>{part.type.slice(5)}</summary>
+        <pre>{json(data)}</pre>
+      </details>
+    );
+  }
+  return null; // step-start, source-document and parts of later SDKs: nothing to show
+}
