@@ -5,8 +5,9 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 NODE_DIR := tests/conformance/node
+WEB_DIR := web
 
-.PHONY: run test lint venv system-deps node-deps bench clean
+.PHONY: run test lint venv system-deps node-deps page screenshot bench clean
 
 # Two stamps: `make run` installs only what the server imports; `make test` adds the test tools.
 $(VENV)/.run-deps: pyproject.toml
@@ -24,6 +25,7 @@ $(VENV)/.dev-deps: pyproject.toml
 venv: $(VENV)/.dev-deps
 
 run: $(VENV)/.run-deps
+	@echo "chat page: http://$(HOST):$(PORT)/"
 	$(BIN)/turnwire serve --host $(HOST) --port $(PORT)
 
 system-deps:
@@ -31,6 +33,15 @@ system-deps:
 
 node-deps:
 	cd $(NODE_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	cd $(WEB_DIR) && npm ci --no-audit --no-fund --loglevel=error
+
+# Rebuild the chat page (web/ -> src/turnwire/server/static/); commit the result.
+page:
+	cd $(WEB_DIR) && npm ci --no-audit --no-fund --loglevel=error && npm run check && npm run build
+
+# Retake docs/page.png (the README's screenshot) with the browser test that draws it.
+screenshot: system-deps venv
+	TURNWIRE_DOCS_SCREENSHOT=1 $(BIN)/python -m pytest -q tests/browser/test_page_screenshot.py
 
 test: system-deps venv node-deps
 	$(BIN)/ruff check --no-cache src tests bench
@@ -44,4 +55,4 @@ bench: venv
 	$(MAKE) -C bench all
 
 clean:
-	rm -rf $(VENV) $(NODE_DIR)/node_modules .pytest_cache .hypothesis
+	rm -rf $(VENV) $(NODE_DIR)/node_modules $(WEB_DIR)/node_modules .pytest_cache .hypothesis test-artifacts

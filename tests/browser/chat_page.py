@@ -2,7 +2,42 @@
 
 from __future__ import annotations
 
-from playwright.sync_api import Locator, Page, expect
+from pathlib import Path
+
+from playwright.sync_api import Browser, Locator, Page, expect
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+
+
+class PageProblems:
+    """What went wrong in the page that no assertion looks for: uncaught errors and dialogs."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+
+
+def open_page(browser: Browser, problems: PageProblems, **context_args: object) -> Page:
+    context = browser.new_context(**{"viewport": {"width": 1200, "height": 820}, **context_args})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.on("pageerror", lambda error: problems.errors.append(str(error)))
+
+    def on_dialog(dialog) -> None:  # type: ignore[no-untyped-def]
+        problems.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    return page
+
+
+def screenshot(page: Page, name: str) -> Path:
+    """Save what the page shows as test-artifacts/browser/<name>.png (for a person to look at)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path))
+    return path
 
 
 def composer(page: Page) -> Locator:

@@ -10,16 +10,15 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from chat_page import PageProblems, open_page
 from page_agents import page_test_agents
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 
 from services import serve_app
 from turnwire.server import Settings, create_app
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser"
 CHROMIUM_CANDIDATES = ("chromium", "chromium-browser")
 
 
@@ -61,31 +60,9 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url + "/"
 
 
-class PageProblems:
-    """What went wrong in the page that no assertion looks for: uncaught errors and dialogs."""
-
-    def __init__(self) -> None:
-        self.errors: list[str] = []
-        self.dialogs: list[str] = []
-
-
 @pytest.fixture
 def problems() -> PageProblems:
     return PageProblems()
-
-
-def open_page(browser: Browser, problems: PageProblems, **context_args: object) -> Page:
-    context = browser.new_context(**{"viewport": {"width": 1200, "height": 820}, **context_args})
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    page.on("pageerror", lambda error: problems.errors.append(str(error)))
-
-    def on_dialog(dialog) -> None:  # type: ignore[no-untyped-def]
-        problems.dialogs.append(dialog.message)
-        dialog.dismiss()
-
-    page.on("dialog", on_dialog)
-    return page
 
 
 @pytest.fixture
@@ -95,11 +72,3 @@ def page(browser: Browser, problems: PageProblems) -> Iterator[Page]:
     page.context.close()
     assert problems.errors == [], f"the page threw: {problems.errors}"
     assert problems.dialogs == [], f"the page opened dialogs: {problems.dialogs}"
-
-
-def screenshot(page: Page, name: str) -> Path:
-    """Save what the page shows as test-artifacts/browser/<name>.png (for a person to look at)."""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path))
-    return path

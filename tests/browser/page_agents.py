@@ -12,18 +12,23 @@ from turnwire.model import Done, Event, FileEvent, MessageEvent
 from turnwire.runtime import Agent, TurnContext
 
 
-
 def _png(width: int, height: int) -> bytes:
     """A red-to-orange gradient PNG, made here so the tests need no image file."""
     rows = b"".join(
-        b"\x00" + b"".join(bytes((220, 40 + 150 * x // width, 40)) for x in range(width)) for _ in range(height)
+        b"\x00" + b"".join(bytes((220, 40 + 150 * x // width, 40)) for x in range(width))
+        for _ in range(height)
     )
 
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
 
 
 RED_PNG = "data:image/png;base64," + base64.b64encode(_png(160, 100)).decode()

@@ -7,8 +7,7 @@ import re
 
 import httpx
 import pytest
-from chat_page import assistant, chat_id, composer, send, tool_card, user_messages, wait_idle
-from conftest import screenshot
+from chat_page import assistant, chat_id, composer, screenshot, send, tool_card, user_messages, wait_idle
 from page_agents import RED_PNG
 from playwright.sync_api import Page, expect
 
@@ -57,9 +56,14 @@ def test_the_weather_tool_call_is_a_card_with_input_and_output(page: Page, serve
 
 @pytest.mark.parametrize(
     ("button", "state", "reply"),
-    [("Approve", "output-available", "Deleted notes.txt."), ("Deny", "output-denied", "I did not delete notes.txt.")],
+    [
+        ("Approve", "output-available", "Deleted notes.txt."),
+        ("Deny", "output-denied", "I did not delete notes.txt."),
+    ],
 )
-def test_an_approval_is_answered_by_clicking(page: Page, server_url: str, button: str, state: str, reply: str) -> None:
+def test_an_approval_is_answered_by_clicking(
+    page: Page, server_url: str, button: str, state: str, reply: str
+) -> None:
     page.goto(server_url)
     send(page, "delete notes.txt")
     card = tool_card(page, "delete_file")
@@ -175,12 +179,19 @@ def test_an_older_conversation_opens_from_the_sidebar_and_continues(
     # A conversation made by another client (no trace of it in this browser's storage).
     older = f"older-{page.evaluate('Date.now()')}"
     with httpx.Client(base_url=server_url, timeout=10) as client:
-        body = {"id": older, "messages": [{"id": "u1", "role": "user", "parts": [{"type": "text", "text": "weather in Oslo"}]}]}
+        body = {
+            "id": older,
+            "messages": [
+                {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "weather in Oslo"}]}
+            ],
+        }
         assert client.post("chat", json=body).status_code == 200
     page.goto(server_url)
     send(page, "a newer conversation")
     expect(assistant(page)).to_contain_text("You said: a newer conversation")
-    entry = page.get_by_role("navigation", name="Conversations").get_by_role("button", name=re.compile("weather in Oslo"))
+    entry = page.get_by_role("navigation", name="Conversations").get_by_role(
+        "button", name=re.compile("weather in Oslo")
+    )
     expect(entry.first).to_be_visible()
     entry.first.click()
     expect(page.locator("article.msg.user").first).to_contain_text("weather in Oslo")

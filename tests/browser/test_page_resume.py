@@ -10,8 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from chat_page import assistant, chat_id, send, wait_idle
-from conftest import screenshot
+from chat_page import assistant, chat_id, screenshot, send, wait_idle
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -59,7 +58,7 @@ def test_a_reload_mid_answer_resumes_the_stream(page: Page, server_url: str) -> 
     with page.expect_request(re.compile(r"/chat/[^/]+/stream$")):
         page.reload()
     # The answer goes on after the reload, ends complete, and no number is shown twice.
-    expect(assistant(page)).to_contain_text("60", timeout=20_000)
+    expect(assistant(page)).to_contain_text("60", timeout=10_000)
     wait_idle(page)
     assert numbers(page) == [str(n) for n in range(1, 61)]
     expect(page.locator("article.msg.assistant[data-message-id]")).to_have_count(1)

@@ -8,8 +8,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from chat_page import assistant, send, wait_idle
-from conftest import PageProblems, open_page, screenshot
+from chat_page import PageProblems, assistant, open_page, screenshot, send, wait_idle
 from fastapi import FastAPI
 from page_agents import page_test_agents
 from playwright.sync_api import Browser, Page, expect
@@ -58,7 +57,10 @@ class RequireKey:
             {
                 "type": "http.response.start",
                 "status": 401,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
             }
         )
         await send({"type": "http.response.body", "body": body})
@@ -115,7 +117,9 @@ def test_the_page_asks_for_an_api_key_once_and_sends_it(fresh_page: Page, tmp_pa
 
 
 def test_the_page_is_usable_on_a_phone(browser: Browser, problems: PageProblems, server_url: str) -> None:
-    page = open_page(browser, problems, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = open_page(
+        browser, problems, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
     try:
         page.goto(server_url)
         sidebar = page.get_by_role("navigation", name="Conversations")

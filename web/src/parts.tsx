@@ -16,10 +16,21 @@ export interface PartActions {
   awaitingUser: boolean;
 }
 
+function oneLine(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(oneLine).join(', ')}]`;
+  if (value && typeof value === 'object') {
+    const fields = Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${oneLine(v)}`);
+    return fields.length ? `{ ${fields.join(', ')} }` : '{}';
+  }
+  return JSON.stringify(value) ?? String(value);
+}
+
+/** A value for a card: strings as they are, short JSON on one line, longer JSON indented. */
 function json(value: unknown): string {
   if (typeof value === 'string') return value;
   try {
-    return JSON.stringify(value, null, 2) ?? String(value);
+    const flat = oneLine(value);
+    return flat.length <= 80 ? flat : JSON.stringify(value, null, 2);
   } catch {
     return String(value);
   }

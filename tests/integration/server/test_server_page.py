@@ -1,0 +1,72 @@
+"""``GET /`` and ``/page/*``: the chat page's HTML and assets as plain HTTP (the browser tests are in
+tests/browser)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+from fastapi import FastAPI
+from live_server import serve
+
+from turnwire.server import Settings, create_app
+from turnwire.server.page import CONTENT_SECURITY_POLICY, render_index
+
+
+def test_the_page_is_served_at_the_root(client: httpx.Client) -> None:
+    response = client.get("/")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/html; charset=utf-8"
+    assert response.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+    assert response.headers["x-content-type-options"] == "nosniff"
+    html = response.text
+    assert '<base href="/">' in html
+    assert '<meta name="turnwire-default-agent" content="echo">' in html  # the conftest's default
+    assert "{{" not in html
+    assert client.head("/").status_code == 200
+
+
+def test_assets_are_served_with_an_etag(client: httpx.Client) -> None:
+    script = client.get("/page/page.js")
+    assert script.status_code == 200
+    assert script.headers["content-type"] == "text/javascript; charset=utf-8"
+    assert len(script.content) > 10_000
+    etag = script.headers["etag"]
+    again = client.get("/page/page.js", headers={"if-none-match": etag})
+    assert again.status_code == 304
+    assert again.content == b""
+    style = client.get("/page/style.css")
+    assert style.headers["content-type"] == "text/css; charset=utf-8"
+    assert client.get("/page/THIRD_PARTY.txt").text.startswith("Third-party code bundled into page.js")
+
+
+def test_only_the_listed_assets_are_served(client: httpx.Client) -> None:
+    for name in ("index.html", "nope.js", "..%2Fpage.py", "%2E%2E"):
+        response = client.get(f"/page/{name}")
+        assert response.status_code == 404, name
+        assert response.headers["content-type"].startswith("application/json")
+
+
+def test_the_page_is_not_in_the_openapi_document(client: httpx.Client) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    assert "/" not in paths
+    assert not any(path.startswith("/page/") for path in paths)
+
+
+def test_under_a_mount_prefix_the_page_points_at_its_prefix(tmp_path: Path) -> None:
+    settings = Settings(
+        db_url=f"sqlite:///{tmp_path / 'db.sqlite'}", approval_secret_file=str(tmp_path / "s")
+    )
+    outer = FastAPI()
+    outer.mount("/tools/tw", create_app(settings=settings))
+    with serve(outer) as url, httpx.Client(base_url=url, timeout=10) as client:
+        html = client.get("/tools/tw/").text
+        assert '<base href="/tools/tw/">' in html
+        assert client.get("/tools/tw/page/style.css").status_code == 200
+
+
+def test_values_in_the_page_are_html_escaped() -> None:
+    html = render_index('/x"><script>/', 'a"<b>')
+    assert '<base href="/x&quot;&gt;&lt;script&gt;/">' in html
+    assert 'content="a&quot;&lt;b&gt;"' in html
+    assert "<script>/" not in html
