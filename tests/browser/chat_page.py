@@ -16,6 +16,13 @@ class PageProblems:
     def __init__(self) -> None:
         self.errors: list[str] = []
         self.dialogs: list[str] = []
+        self.foreign_requests: list[str] = []
+
+    def check(self) -> None:
+        assert self.errors == [], f"the page threw: {self.errors}"
+        assert self.dialogs == [], f"the page opened dialogs: {self.dialogs}"
+        # Offline by construction: the page loads and asks nothing from any other host.
+        assert self.foreign_requests == [], f"requests to other hosts: {self.foreign_requests}"
 
 
 def open_page(browser: Browser, problems: PageProblems, **context_args: object) -> Page:
@@ -28,7 +35,12 @@ def open_page(browser: Browser, problems: PageProblems, **context_args: object) 
         problems.dialogs.append(dialog.message)
         dialog.dismiss()
 
+    def on_request(request) -> None:  # type: ignore[no-untyped-def]
+        if not request.url.startswith(("http://127.0.0.1:", "data:", "blob:")):
+            problems.foreign_requests.append(request.url)
+
     page.on("dialog", on_dialog)
+    page.on("request", on_request)
     return page
 
 

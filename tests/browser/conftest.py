@@ -70,5 +70,4 @@ def page(browser: Browser, problems: PageProblems) -> Iterator[Page]:
     page = open_page(browser, problems)
     yield page
     page.context.close()
-    assert problems.errors == [], f"the page threw: {problems.errors}"
-    assert problems.dialogs == [], f"the page opened dialogs: {problems.dialogs}"
+    problems.check()

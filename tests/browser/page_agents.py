@@ -40,6 +40,12 @@ async def shout(ctx: TurnContext) -> AsyncIterator[Event]:
     yield Done(stop_reason="end_turn")
 
 
+async def parrot(ctx: TurnContext) -> AsyncIterator[Event]:
+    """Answers with the last user message, word for word (to show Markdown as a model would send it)."""
+    yield MessageEvent(text=ctx.last_user_text())
+    yield Done(stop_reason="end_turn")
+
+
 async def painter(ctx: TurnContext) -> AsyncIterator[Event]:
     """Answers with an image and a sentence."""
     yield FileEvent(url=RED_PNG, media_type="image/png")
@@ -48,4 +54,4 @@ async def painter(ctx: TurnContext) -> AsyncIterator[Event]:
 
 
 def page_test_agents() -> dict[str, Agent]:
-    return {**builtin_agents(), "shout": shout, "painter": painter}
+    return {**builtin_agents(), "shout": shout, "painter": painter, "parrot": parrot}

@@ -32,13 +32,13 @@ def test_a_message_gets_a_streamed_reply_with_collapsible_reasoning(page: Page, 
 
 def test_a_long_answer_is_shown_while_it_streams(page: Page, server_url: str) -> None:
     page.goto(server_url)
-    send(page, "count to 40")
+    send(page, "count to 60")
     reply = assistant(page)
     # Part of the answer is on screen while the Stop button still is: it arrives as it is written.
     expect(reply).to_contain_text("5")
     expect(page.get_by_role("button", name="Stop")).to_be_visible()
-    expect(reply).not_to_contain_text("40")
-    expect(reply).to_contain_text("40", timeout=20_000)
+    expect(reply).not_to_contain_text("60")
+    expect(reply).to_contain_text("60", timeout=20_000)
     wait_idle(page)
 
 
@@ -129,6 +129,55 @@ def test_model_output_cannot_inject_html(page: Page, server_url: str) -> None:
     screenshot(page, "html-as-text")  # the fixture fails the test if alert() ran
 
 
+MARKDOWN = """# Plan
+Some **bold**, *italic*, `code` and a [safe link](https://example.com/docs).
+
+- first
+- second
+
+1. one
+2. two
+
+```python
+print("<b>hi</b>")
+```
+
+| city | weather |
+|---|---|
+| Paris | sunny |
+
+> quoted
+
+[bad link](javascript:alert(1)) [data link](data:text/html,<script>alert(1)</script>)
+![tracker](https://tracker.example/pixel.png) <b>not bold</b>"""
+
+
+def test_replies_are_rendered_as_markdown_without_html(page: Page, server_url: str) -> None:
+    page.goto(server_url)
+    page.get_by_role("combobox", name="Agent").select_option("parrot")
+    send(page, MARKDOWN)
+    md = assistant(page).locator(".md")
+    expect(md.locator("h3")).to_have_text("Plan")
+    expect(md.locator("p strong").first).to_have_text("bold")
+    expect(md.locator("p em")).to_have_text("italic")
+    expect(md.locator("p code")).to_have_text("code")
+    expect(md.locator("ul li")).to_have_text(["first", "second"])
+    expect(md.locator("ol li")).to_have_text(["one", "two"])
+    expect(md.locator("pre code")).to_have_text('print("<b>hi</b>")')
+    expect(md.locator("table td")).to_have_text(["Paris", "sunny"])
+    expect(md.locator("blockquote")).to_have_text("quoted")
+    links = md.locator("a")
+    # Only the https links are links: the docs link, and the image, shown as a link and never loaded.
+    expect(links).to_have_count(2)
+    expect(links.first).to_have_attribute("href", "https://example.com/docs")
+    expect(links.first).to_have_attribute("rel", "noopener noreferrer nofollow")
+    expect(links.nth(1)).to_have_text("image: tracker")
+    expect(md).to_contain_text("[bad link](javascript:alert(1))")
+    expect(md).to_contain_text("<b>not bold</b>")
+    assert md.locator("img, b, script").count() == 0
+    screenshot(page, "markdown")
+
+
 def test_agent_errors_are_shown(page: Page, server_url: str) -> None:
     page.goto(server_url)
     send(page, "fail")
@@ -161,7 +210,7 @@ def test_the_agent_picker_talks_to_the_chosen_agent(page: Page, server_url: str)
     page.goto(server_url)
     picker = page.get_by_role("combobox", name="Agent")
     expect(picker).to_have_value("demo")
-    expect(picker.locator("option")).to_have_text(["demo", "shout", "painter"])
+    expect(picker.locator("option")).to_have_text(["demo", "shout", "painter", "parrot"])
     picker.select_option("shout")
     with page.expect_request(re.compile(r"/agents/shout/chat$")):
         send(page, "quiet please")

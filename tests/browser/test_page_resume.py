@@ -23,7 +23,7 @@ def numbers(page: Page) -> list[str]:
 
 def test_stop_ends_the_answer_and_the_partial_reply_stays_after_reload(page: Page, server_url: str) -> None:
     page.goto(server_url)
-    send(page, "count to 50")
+    send(page, "count to 100")  # 5 s: Stop comes well before the end even on a busy machine
     expect(assistant(page)).to_contain_text("3")
     stop = page.get_by_role("button", name="Stop")
     with page.expect_request(lambda r: r.method == "POST" and r.url.endswith("/stop")) as stopped:
@@ -31,12 +31,12 @@ def test_stop_ends_the_answer_and_the_partial_reply_stays_after_reload(page: Pag
     assert stopped.value.url == f"{server_url}chat/{chat_id(page)}/stop"
     wait_idle(page)
     shown = numbers(page)
-    assert 3 <= len(shown) < 50
+    assert 3 <= len(shown) < 100
     assert shown == [str(n) for n in range(1, len(shown) + 1)]
     page.wait_for_timeout(500)  # a stopped answer does not go on
     assert numbers(page) == shown
     page.reload()
-    expect(page.locator("article.msg.user")).to_contain_text("count to 50")
+    expect(page.locator("article.msg.user")).to_contain_text("count to 100")
     expect(assistant(page)).to_contain_text("3")
     kept = numbers(page)
     # What was on screen when Stop was pressed is stored (at most the in-flight number more).

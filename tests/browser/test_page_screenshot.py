@@ -45,6 +45,6 @@ def test_readme_screenshot(browser: Browser, problems: PageProblems, tmp_path: P
             shot = screenshot(page, "readme")
     finally:
         page.context.close()
-    assert problems.errors == []
+    problems.check()
     if os.environ.get("TURNWIRE_DOCS_SCREENSHOT") == "1":
         shutil.copyfile(shot, ROOT / "docs" / "page.png")

@@ -71,7 +71,7 @@ def fresh_page(browser: Browser, problems: PageProblems) -> Iterator[Page]:
     page = open_page(browser, problems)
     yield page
     page.context.close()
-    assert problems.errors == [], problems.errors
+    problems.check()
 
 
 def test_the_page_works_under_a_mount_prefix(fresh_page: Page, tmp_path: Path) -> None:
@@ -139,4 +139,4 @@ def test_the_page_is_usable_on_a_phone(browser: Browser, problems: PageProblems,
         expect(page.locator("article.msg")).to_have_count(0)
     finally:
         page.context.close()
-    assert problems.errors == []
+    problems.check()

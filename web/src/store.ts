@@ -47,7 +47,7 @@ export const chatAgents = {
 };
 
 export function titleOf(text: string): string {
-  const line = text.trim().split('\n')[0];
+  const line = text.trim().split('\n')[0].replace(/^(#+|>|[-*+])\s+/, '');
   return line.length > 60 ? `${line.slice(0, 57)}…` : line;
 }
 
