@@ -250,6 +250,10 @@ def test_an_older_conversation_opens_from_the_sidebar_and_continues(
     expect(assistant(page)).to_contain_text("You said: thanks")
     wait_idle(page)
     screenshot(page, "sidebar-continue")
+    # Back returns to the conversation opened before.
+    page.go_back()
+    expect(assistant(page)).to_contain_text("You said: a newer conversation")
+    expect(page.locator("article.msg.user")).to_have_count(1)
     # The server holds the continued conversation under the same id.
     with httpx.Client(base_url=server_url, timeout=10) as client:
         stored = client.get(f"tasks/{older}/messages", params={"format": "vercel"}).json()["messages"]

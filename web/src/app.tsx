@@ -314,6 +314,7 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
   const [sidebarOpen, setSidebarOpen] = useState(false);
   const log = useRef<HTMLDivElement>(null);
   const stickToBottom = useRef(true);
+  const opening = useRef(0);
   useChatUpdates(chat);
 
   const refreshTasks = useCallback(() => {
@@ -322,8 +323,10 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
       .catch(() => undefined); // the sidebar is a convenience: the chat works without it
   }, []);
 
+  // `push`: a conversation the user opened gets its own history entry, so Back returns to the last one.
   const openChat = useCallback(
-    async (chatId: string | null, agentName?: string) => {
+    async (chatId: string | null, agentName?: string, push = true) => {
+      const attempt = ++opening.current;
       setSidebarOpen(false);
       setProblem(null);
       const id = chatId ?? newChatId();
@@ -335,14 +338,17 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
           setProblem(`Could not load the conversation: ${(error as Error).message}`);
         }
       }
+      if (attempt !== opening.current) return; // the user opened another one meanwhile
       const name = agentName ?? chatAgents.get(id) ?? defaultAgent;
       const next = new PageChat(id, name === defaultAgent ? null : name, messages);
       setAgent(name);
-      setChat((previous) => {
-        void previous?.stop();
-        return next;
-      });
-      if (hashChatId() !== id) history.replaceState(null, '', `#${encodeURIComponent(id)}`);
+      // A conversation left mid-answer is not stopped: its answer still ends up in the store.
+      setChat(next);
+      if (hashChatId() !== id) {
+        const url = `#${encodeURIComponent(id)}`;
+        if (push && hashChatId() !== null) history.pushState(null, '', url);
+        else history.replaceState(null, '', url);
+      }
       stickToBottom.current = true;
       // resume: true — pick up an answer still being written (e.g. the page was reloaded mid-answer).
       if (messages.length) void next.resumeStream();
@@ -355,10 +361,10 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
       .then(setAgents)
       .catch(() => setAgents([{ name: defaultAgent, description: defaultAgent }]));
     refreshTasks();
-    void openChat(hashChatId());
+    void openChat(hashChatId(), undefined, false);
     const onHash = () => {
       const id = hashChatId();
-      if (id) void openChat(id);
+      if (id) void openChat(id, undefined, false);
     };
     window.addEventListener('hashchange', onHash);
     return () => window.removeEventListener('hashchange', onHash);
