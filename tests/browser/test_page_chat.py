@@ -80,6 +80,19 @@ def test_an_approval_is_answered_by_clicking(
     screenshot(page, f"approval-{button.lower()}")
 
 
+def test_an_approval_still_waits_after_a_reload(page: Page, server_url: str) -> None:
+    page.goto(server_url)
+    send(page, "delete old.log")
+    expect(tool_card(page, "delete_file")).to_have_attribute("data-state", "approval-requested")
+    wait_idle(page)
+    page.reload()
+    card = tool_card(page, "delete_file")
+    expect(card).to_have_attribute("data-state", "approval-requested")
+    card.get_by_role("button", name="Approve").click()
+    expect(assistant(page)).to_contain_text("Deleted old.log.")
+    expect(card).to_have_attribute("data-state", "output-available")
+
+
 def test_an_approval_can_be_answered_with_the_keyboard(page: Page, server_url: str) -> None:
     page.goto(server_url)
     send(page, "delete draft.md")
