@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from chat_page import PageProblems, assistant, open_page, screenshot, send, wait_idle
+from chat_page import PageProblems, assistant, open_page, screenshot, send, tool_card, wait_idle
 from fastapi import FastAPI
 from page_agents import page_test_agents
 from playwright.sync_api import Browser, Page, expect
@@ -21,8 +21,10 @@ pytestmark = pytest.mark.browser
 KEY = "tw-test-key-1"
 
 
-def _settings(folder: Path) -> Settings:
-    return Settings(db_url=f"sqlite:///{folder / 'turnwire.db'}", approval_secret_file=str(folder / "secret"))
+def _settings(folder: Path, **overrides: object) -> Settings:
+    return Settings(
+        db_url=f"sqlite:///{folder / 'turnwire.db'}", approval_secret_file=str(folder / "secret"), **overrides
+    )
 
 
 def _mounted(inner: FastAPI, prefix: str) -> FastAPI:
@@ -86,6 +88,19 @@ def test_the_page_works_under_a_mount_prefix(fresh_page: Page, tmp_path: Path) -
         sidebar = page.get_by_role("navigation", name="Conversations")
         expect(sidebar.get_by_role("button", name=re.compile("weather in Rome"))).to_be_visible()
         wait_idle(page)
+
+
+def test_the_page_gets_approvals_from_a_server_targeting_ai_5(fresh_page: Page, tmp_path: Path) -> None:
+    # ai 5 has no approval chunks; the page says which client it is (x-ai-sdk-version: 7).
+    page = fresh_page
+    settings = _settings(tmp_path, vercel_client_version="5")
+    with serve_app(create_app(page_test_agents(), settings=settings)) as url:
+        page.goto(url + "/")
+        with page.expect_request(re.compile(r"/chat$")) as sent:
+            send(page, "delete notes.txt")
+        assert sent.value.headers["x-ai-sdk-version"] == "7"
+        tool_card(page, "delete_file").get_by_role("button", name="Approve").click()
+        expect(assistant(page)).to_contain_text("Deleted notes.txt.")
 
 
 def test_the_page_asks_for_an_api_key_once_and_sends_it(fresh_page: Page, tmp_path: Path) -> None:

@@ -10,6 +10,9 @@ import {
 } from 'ai';
 import { apiUrl, authedFetch } from './api';
 
+/** The `ai` major this page bundles (package.json pins 7.0.173). */
+const AI_SDK_MAJOR = '7';
+
 /** Chat state the UI subscribes to; every change bumps `version` and notifies. */
 class PageChatState implements ChatState<UIMessage> {
   version = 0;
@@ -89,6 +92,8 @@ export class PageChat extends AbstractChat<UIMessage> {
     const state = new PageChatState(messages);
     const transport = new DefaultChatTransport<UIMessage>({
       api: apiUrl(chatPath(agent)),
+      // The stream this client reads, whatever AI SDK version the server targets by default.
+      headers: { 'x-ai-sdk-version': AI_SDK_MAJOR },
       fetch: (input, init) =>
         init?.method === 'GET' ? reconnectFetch(input, init) : authedFetch(input, init),
       prepareReconnectToStreamRequest: ({ id: chatId }) => ({
