@@ -21,8 +21,9 @@ function link(href: string, children: ComponentChildren, key: number): JSX.Eleme
   );
 }
 
+// Spans are bounded (a run of unmatched `*` in a long reply must not make every render quadratic).
 const INLINE_RULES: [RegExp, (m: RegExpExecArray, key: number) => Child][] = [
-  [/^(`+)([^`][\s\S]*?)\1(?!`)/, (m, k) => <code key={k}>{m[2]}</code>],
+  [/^(`+)([^`][\s\S]{0,2000}?)\1(?!`)/, (m, k) => <code key={k}>{m[2]}</code>],
   [/^\\([\\`*_{}[\]()#+\-.!~|>])/, (m) => m[1]],
   [
     /^!\[([^\]\n]*)\]\(\s*<?([^\s<>()]+)>?(?:\s+"[^"\n]*")?\s*\)/,
@@ -41,11 +42,11 @@ const INLINE_RULES: [RegExp, (m: RegExpExecArray, key: number) => Child][] = [
   ],
   [/^<((?:https?:\/\/|mailto:)[^\s<>]+)>/i, (m, k) => link(m[1], m[1], k)],
   [/^(?:https?:\/\/)[^\s<]*[^\s<.,:;"')\]!?*_~]/i, (m, k) => link(m[0], m[0], k)],
-  [/^\*\*(?=\S)([\s\S]*?\S)\*\*/, (m, k) => <strong key={k}>{inline(m[1])}</strong>],
-  [/^__(?=\S)([\s\S]*?\S)__(?!\w)/, (m, k) => <strong key={k}>{inline(m[1])}</strong>],
-  [/^\*(?=[^\s*])([\s\S]*?[^\s*])\*(?!\*)/, (m, k) => <em key={k}>{inline(m[1])}</em>],
-  [/^_(?=[^\s_])([\s\S]*?[^\s_])_(?!\w)/, (m, k) => <em key={k}>{inline(m[1])}</em>],
-  [/^~~(?=\S)([\s\S]*?\S)~~/, (m, k) => <del key={k}>{inline(m[1])}</del>],
+  [/^\*\*(?=\S)([\s\S]{0,1000}?\S)\*\*/, (m, k) => <strong key={k}>{inline(m[1])}</strong>],
+  [/^__(?=\S)([\s\S]{0,1000}?\S)__(?!\w)/, (m, k) => <strong key={k}>{inline(m[1])}</strong>],
+  [/^\*(?=[^\s*])([\s\S]{0,1000}?[^\s*])\*(?!\*)/, (m, k) => <em key={k}>{inline(m[1])}</em>],
+  [/^_(?=[^\s_])([\s\S]{0,1000}?[^\s_])_(?!\w)/, (m, k) => <em key={k}>{inline(m[1])}</em>],
+  [/^~~(?=\S)([\s\S]{0,1000}?\S)~~/, (m, k) => <del key={k}>{inline(m[1])}</del>],
   [/^\n/, (_m, k) => <br key={k} />],
 ];
 
