@@ -192,7 +192,10 @@ function Composer({
     setFiles(null);
     if (fileInput.current) fileInput.current.value = '';
   };
-  useEffect(() => textarea.current?.focus(), [chat]);
+  useEffect(() => {
+    // Ready to type on a desktop; on a touch screen focusing would pop up the keyboard unasked.
+    if (matchMedia('(pointer: fine)').matches) textarea.current?.focus();
+  }, [chat]);
   return (
     <form
       class="composer"
