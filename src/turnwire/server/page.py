@@ -9,6 +9,7 @@ the page works wherever the app is mounted (``app.mount("/x", create_app())`` se
 from __future__ import annotations
 
 import functools
+import gzip
 import hashlib
 import html
 from importlib import resources
@@ -47,8 +48,32 @@ def _static(name: str) -> bytes:
 
 
 @functools.cache
+def _gzipped(name: str) -> bytes:
+    # The app has no compression middleware (streams must not be buffered): the assets are
+    # compressed here, once.
+    return gzip.compress(_static(name), compresslevel=9, mtime=0)
+
+
+@functools.cache
 def _etag(name: str) -> str:
     return '"' + hashlib.sha256(_static(name)).hexdigest()[:32] + '"'
+
+
+def _accepts_gzip(request: Request) -> bool:
+    """Whether ``Accept-Encoding`` names gzip with a weight above 0."""
+    for item in request.headers.get("accept-encoding", "").split(","):
+        coding, *params = (p.strip() for p in item.split(";"))
+        if coding.lower() != "gzip":
+            continue
+        for param in params:
+            key, _, value = param.partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    return float(value) > 0
+                except ValueError:
+                    return False
+        return True
+    return False
 
 
 @functools.cache
@@ -92,10 +117,14 @@ def page_router(default_agent: str = "demo") -> APIRouter:
         media_type = ASSETS.get(name)
         if media_type is None:
             return json_response({"detail": f"No page asset named {name!r}"}, 404)
-        etag = _etag(name)
-        headers = {**_HEADERS, "etag": etag}
+        compressed = _accepts_gzip(request)
+        etag = _etag(name)[:-1] + ('-gz"' if compressed else '"')
+        headers = {**_HEADERS, "etag": etag, "vary": "accept-encoding"}
         if etag in request.headers.get("if-none-match", ""):
             return Response(status_code=304, headers=headers)
+        if compressed:
+            headers["content-encoding"] = "gzip"
+            return Response(_gzipped(name), media_type=media_type, headers=headers)
         return Response(_static(name), media_type=media_type, headers=headers)
 
     return router

@@ -40,6 +40,22 @@ def test_assets_are_served_with_an_etag(client: httpx.Client) -> None:
     assert client.get("/page/THIRD_PARTY.txt").text.startswith("Third-party code bundled into page.js")
 
 
+def test_assets_are_sent_gzipped_to_clients_that_take_it(base_url: str) -> None:
+    with httpx.Client(base_url=base_url, timeout=10) as client:
+        plain = client.get("/page/page.js", headers={"accept-encoding": "identity"})
+        packed = client.get("/page/page.js", headers={"accept-encoding": "gzip, br"})
+        refused = client.get("/page/page.js", headers={"accept-encoding": "gzip;q=0"})
+        weighted = client.get("/page/page.js", headers={"accept-encoding": "br, gzip; q=0.5"})
+    assert "content-encoding" not in plain.headers
+    assert packed.headers["content-encoding"] == "gzip"
+    assert packed.headers["vary"] == "accept-encoding"
+    assert int(packed.headers["content-length"]) < len(plain.content) / 3
+    assert packed.content == plain.content  # httpx decodes it: the same bytes
+    assert packed.headers["etag"] != plain.headers["etag"]
+    assert "content-encoding" not in refused.headers
+    assert weighted.headers["content-encoding"] == "gzip"
+
+
 def test_only_the_listed_assets_are_served(client: httpx.Client) -> None:
     for name in ("index.html", "nope.js", "..%2Fpage.py", "%2E%2E"):
         response = client.get(f"/page/{name}")
@@ -70,3 +86,16 @@ def test_values_in_the_page_are_html_escaped() -> None:
     assert '<base href="/x&quot;&gt;&lt;script&gt;/">' in html
     assert 'content="a&quot;&lt;b&gt;"' in html
     assert "<script>/" not in html
+
+
+def test_behind_a_proxy_that_strips_the_prefix_the_base_keeps_it() -> None:
+    from starlette.requests import Request
+
+    from turnwire.server.page import _base_path
+
+    def base(path: str, root: str) -> str:
+        return _base_path(Request({"type": "http", "path": path, "root_path": root, "headers": []}))
+
+    assert base("/", "") == "/"
+    assert base("/", "/proxy") == "/proxy/"  # uvicorn --root-path /proxy behind a stripping proxy
+    assert base("/proxy/", "/proxy") == "/proxy/"  # a Starlette mount: the path already holds it
