@@ -2,7 +2,7 @@
 // `node build.mjs [--out DIR]`. The output depends only on the sources and the locked packages, so
 // a rebuild into a temporary folder must give the committed files byte for byte (tested).
 import { build } from 'esbuild';
-import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -39,9 +39,15 @@ for (const [path, input] of Object.entries(bundle.inputs)) {
   const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path);
   if (match) packages.set(match[1], join(here, 'node_modules', match[1], 'package.json'));
 }
+const names = [...packages.keys()].sort();
 const lines = ['Third-party code bundled into page.js (name, version, licence):', ''];
-for (const name of [...packages.keys()].sort()) {
+const texts = [];
+for (const name of names) {
   const meta = JSON.parse(await readFile(packages.get(name), 'utf8'));
   lines.push(`${name} ${meta.version} ${meta.license ?? 'see package'}`);
+  const folder = dirname(packages.get(name));
+  const licence = (await readdir(folder)).filter((f) => /^licen[cs]e/i.test(f)).sort()[0];
+  if (licence) texts.push(`\n===== ${name} (${licence}) =====\n\n${(await readFile(join(folder, licence), 'utf8')).trim()}\n`);
+  else texts.push(`\n===== ${name} =====\n\nNo licence file in the package; package.json says: ${meta.license}.\n`);
 }
-await writeFile(join(out, 'THIRD_PARTY.txt'), lines.join('\n') + '\n');
+await writeFile(join(out, 'THIRD_PARTY.txt'), lines.join('\n') + '\n' + texts.join(''));
