@@ -63,3 +63,14 @@ def test_a_reload_mid_answer_resumes_the_stream(page: Page, server_url: str) -> 
     assert numbers(page) == [str(n) for n in range(1, 61)]
     expect(page.locator("article.msg.assistant[data-message-id]")).to_have_count(1)
     screenshot(page, "resumed-after-reload")
+
+
+def test_escape_in_the_composer_stops_the_answer(page: Page, server_url: str) -> None:
+    page.goto(server_url)
+    send(page, "count to 100")
+    expect(assistant(page)).to_contain_text("3")
+    with page.expect_request(lambda r: r.method == "POST" and r.url.endswith("/stop")):
+        page.get_by_role("textbox", name="Message").press("Escape")
+    wait_idle(page)
+    assert len(numbers(page)) < 100
+    expect(assistant(page)).to_contain_text("You stopped this answer.")
