@@ -48,7 +48,7 @@ def screenshot(page: Page, name: str) -> Path:
     """Save what the page shows as test-artifacts/browser/<name>.png (for a person to look at)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path))
+    page.screenshot(path=str(path), animations="disabled")
     return path
 
 

@@ -149,6 +149,14 @@ def test_the_page_is_usable_on_a_phone(browser: Browser, problems: PageProblems,
         expect(sidebar).to_be_visible()
         expect(sidebar.get_by_role("button", name=re.compile("weather in Lisbon"))).to_be_visible()
         screenshot(page, "phone-sidebar")
+        expect(sidebar.get_by_role("button", name="+ New chat")).to_be_focused()
+        page.keyboard.press("Escape")  # closes it again
+        expect(sidebar).to_be_hidden()
+        page.get_by_role("button", name="Conversations").click()
+        expect(sidebar).to_be_visible()
+        page.mouse.click(370, 400)  # a tap on the dimmed chat closes it
+        expect(sidebar).to_be_hidden()
+        page.get_by_role("button", name="Conversations").click()
         sidebar.get_by_role("button", name="+ New chat").click()
         expect(sidebar).to_be_hidden()
         expect(page.locator("article.msg")).to_have_count(0)

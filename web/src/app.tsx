@@ -107,14 +107,21 @@ function Sidebar({
   open,
   onOpen,
   onNew,
+  onClose,
 }: {
   tasks: TaskRow[];
   activeId: string | null;
   open: boolean;
   onOpen: (id: string) => void;
   onNew: () => void;
+  onClose: () => void;
 }): JSX.Element {
   const [, setTitled] = useState(0);
+  const first = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    // Opened over the chat (phones): the keyboard goes with it; Escape closes it.
+    if (open) first.current?.focus();
+  }, [open]);
   useEffect(() => {
     // Conversations started elsewhere: title them by their first message, a few at a time.
     let cancelled = false;
@@ -134,8 +141,14 @@ function Sidebar({
     };
   }, [tasks]);
   return (
-    <nav class={`sidebar${open ? ' open' : ''}`} aria-label="Conversations">
-      <button type="button" class="new-chat" onClick={onNew}>
+    <nav
+      class={`sidebar${open ? ' open' : ''}`}
+      aria-label="Conversations"
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') onClose();
+      }}
+    >
+      <button type="button" class="new-chat" ref={first} onClick={onNew}>
         + New chat
       </button>
       <h2 class="sidebar-title">Conversations</h2>
@@ -411,10 +424,12 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
   const busy = chat?.busy ?? false;
   return (
     <div class="layout">
+      {sidebarOpen && <div class="backdrop" aria-hidden="true" onClick={() => setSidebarOpen(false)} />}
       <Sidebar
         tasks={tasks}
         activeId={chat?.id ?? null}
         open={sidebarOpen}
+        onClose={() => setSidebarOpen(false)}
         onOpen={(id) => void openChat(id)}
         onNew={() => void openChat(null, agent)}
       />
