@@ -7,11 +7,19 @@ resumable-streams work (issue 18); without them the page must still work (a 404 
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
+import httpx
 import pytest
-from chat_page import assistant, chat_id, screenshot, send, wait_idle
-from playwright.sync_api import Page, expect
+from chat_page import PageProblems, assistant, chat_id, open_page, screenshot, send, wait_idle
+from page_agents import page_test_agents
+from playwright.sync_api import Browser, Page, expect
+from starlette.responses import Response
+
+from services import serve_app
+from turnwire.server import Settings, create_app
 
 pytestmark = pytest.mark.browser
 
@@ -74,3 +82,69 @@ def test_escape_in_the_composer_stops_the_answer(page: Page, server_url: str) ->
     wait_idle(page)
     assert len(numbers(page)) < 100
     expect(assistant(page)).to_contain_text("You stopped this answer.")
+
+
+class StandInStream:
+    """Stand-in for ``GET /chat/{id}/stream`` (issue 18) as the AI SDK's transport expects it: 204
+    when no turn runs, else the running turn's UI Message Stream from its first chunk. It checks the
+    page's side of the contract: the right URL, and a replay that replaces the stored partial
+    message (same ``start.messageId``) instead of adding a second one."""
+
+    def __init__(self) -> None:
+        self.running: dict[str, str] = {}  # chat id -> assistant message id being "written"
+        self.asked: list[str] = []
+
+    async def __call__(self, chat_id: str) -> Response:
+        self.asked.append(chat_id)
+        message_id = self.running.pop(chat_id, None)
+        if message_id is None:
+            return Response(status_code=204)
+        chunks = [
+            {"type": "start", "messageId": message_id},
+            {"type": "start-step"},
+            {"type": "text-start", "id": "t1"},
+            *(
+                {"type": "text-delta", "id": "t1", "delta": word}
+                for word in ("Replayed ", "from ", "the ", "start.")
+            ),
+            {"type": "text-end", "id": "t1"},
+            {"type": "finish-step"},
+            {"type": "finish", "finishReason": "stop"},
+        ]
+        body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+        headers = {"x-vercel-ai-ui-message-stream": "v1", "cache-control": "no-cache"}
+        return Response(body, media_type="text/event-stream", headers=headers)
+
+
+def test_the_page_takes_a_resumed_stream_in_place_of_the_stored_message(
+    browser: Browser, problems: PageProblems, tmp_path: Path
+) -> None:
+    stream = StandInStream()
+    settings = Settings(
+        db_url=f"sqlite:///{tmp_path / 'db.sqlite'}", approval_secret_file=str(tmp_path / "s")
+    )
+    app = create_app(page_test_agents(), settings=settings)
+    app.add_api_route("/chat/{chat_id}/stream", stream, methods=["GET"])
+    page = open_page(browser, problems)
+    try:
+        with serve_app(app) as url:
+            page.goto(url + "/")
+            send(page, "hello there")
+            expect(assistant(page)).to_contain_text("You said: hello there")
+            wait_idle(page)
+            chat = chat_id(page)
+            stored = httpx.get(f"{url}/tasks/{chat}/messages", params={"format": "vercel"}).json()["messages"]
+            stream.running[chat] = stored[-1]["id"]
+            page.reload()
+            expect(assistant(page)).to_contain_text("Replayed from the start.")
+            expect(page.locator("article.msg.assistant[data-message-id]")).to_have_count(1)
+            expect(assistant(page)).not_to_contain_text("You said")
+            wait_idle(page)
+            # Nothing running any more: the next load asks, gets 204, and shows the store.
+            page.reload()
+            expect(assistant(page)).to_contain_text("You said: hello there")
+            wait_idle(page)
+            assert stream.asked == [chat, chat]
+    finally:
+        page.context.close()
+    problems.check()
