@@ -34,13 +34,15 @@ def chromium_path() -> str:
     pytest.fail("chromium is not installed: run scripts/install-system-deps (Debian package `chromium`)")
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: while Playwright's sync API is open it keeps an event loop running in
+# the main thread, and tests elsewhere that call asyncio.run() would fail.
+@pytest.fixture(scope="module")
 def playwright() -> Iterator[Playwright]:
     with sync_playwright() as p:
         yield p
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     browser = playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
     yield browser
