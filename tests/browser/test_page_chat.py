@@ -201,6 +201,19 @@ def test_agent_errors_are_shown(page: Page, server_url: str) -> None:
     screenshot(page, "agent-error")
 
 
+def test_a_refused_request_is_explained(page: Page, server_url: str) -> None:
+    # A conversation started with an agent the server no longer serves: /agents/ghost/chat is a 404.
+    page.goto(server_url)
+    page.evaluate("localStorage.setItem('turnwire.chatAgents', JSON.stringify({'chat-ghost-1': 'ghost'}))")
+    page.goto(server_url + "#chat-ghost-1")
+    send(page, "anyone there?")
+    banner = page.locator(".log > .agent-error")
+    expect(banner).to_have_text(re.compile(r"^Error: Unknown agent: ghost"))
+    banner.get_by_role("button", name="Dismiss").click()
+    expect(banner).to_have_count(0)
+    expect(page.get_by_role("button", name="Send")).to_be_visible()
+
+
 def test_files_are_sent_and_images_shown(page: Page, server_url: str) -> None:
     page.goto(server_url)
     page.locator("input[type=file]").set_input_files(

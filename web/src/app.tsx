@@ -314,6 +314,18 @@ function Message({
   );
 }
 
+/** An error as a sentence: the server's JSON `detail` rather than the raw body the SDK reports. */
+function errorText(error: Error): string {
+  try {
+    const detail = JSON.parse(error.message)?.detail;
+    if (typeof detail === 'string') return detail;
+    if (Array.isArray(detail)) return detail.map((d) => d?.msg ?? JSON.stringify(d)).join('; ');
+  } catch {
+    // not JSON: the message is already text
+  }
+  return error.message;
+}
+
 function errorShownInMessages(messages: UIMessage[], error: Error): boolean {
   const last = messages[messages.length - 1];
   return !!last?.parts.some(
@@ -515,7 +527,7 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
           )}
           {error && !errorShownInMessages(messages, error) && (
             <div class="card agent-error" role="alert">
-              <strong>Error:</strong> {error.message}{' '}
+              <strong>Error:</strong> {errorText(error)}{' '}
               <button type="button" class="link" onClick={() => chat?.clearError()}>
                 Dismiss
               </button>
