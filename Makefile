@@ -25,7 +25,6 @@ $(VENV)/.dev-deps: pyproject.toml
 venv: $(VENV)/.dev-deps
 
 run: $(VENV)/.run-deps
-	@echo "chat page: http://$(HOST):$(PORT)/"
 	$(BIN)/turnwire serve --host $(HOST) --port $(PORT)
 
 system-deps:

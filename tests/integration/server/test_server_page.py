@@ -99,3 +99,16 @@ def test_behind_a_proxy_that_strips_the_prefix_the_base_keeps_it() -> None:
     assert base("/", "") == "/"
     assert base("/", "/proxy") == "/proxy/"  # uvicorn --root-path /proxy behind a stripping proxy
     assert base("/proxy/", "/proxy") == "/proxy/"  # a Starlette mount: the path already holds it
+
+
+def test_turnwire_serve_prints_the_page_url(tmp_path: Path) -> None:
+    from turnwire.server.banner import banner
+
+    settings = Settings(
+        db_url=f"sqlite:///{tmp_path / 'db.sqlite'}", approval_secret_file=str(tmp_path / "s")
+    )
+    app = create_app(settings=settings)
+    text = banner(
+        host="127.0.0.1", port=8000, agents=["demo"], default_agent="demo", settings=settings, app=app
+    )
+    assert "  page     http://127.0.0.1:8000/" in text.splitlines()
