@@ -77,15 +77,16 @@ def test_chat_help_names_its_options() -> None:
 
 
 def test_the_banner_shows_a_page_only_when_the_app_serves_one() -> None:
-    from fastapi import APIRouter
+    from fastapi import APIRouter, FastAPI
 
-    from turnwire.server import Settings, create_app
+    from turnwire.server import Settings, create_router
     from turnwire.server.banner import banner
 
     settings = Settings(
         db_url="postgresql://me:secret@db.example/turnwire", redis_url="redis://:pw@cache:6379/0"
     )
-    app = create_app(settings=settings)
+    app = FastAPI()  # every route but the chat page, which create_app() adds
+    app.include_router(create_router(settings=settings))
     text = banner(
         host="0.0.0.0", port=9000, agents=["demo"], default_agent="demo", settings=settings, app=app
     )
