@@ -400,7 +400,9 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
 
   const status = chat?.status;
   useEffect(() => {
-    if (status === 'ready' || status === 'error') refreshTasks();
+    // A new conversation shows in the sidebar as soon as its first answer starts.
+    const listed = tasks.some((t) => (t.name ?? t.id) === chat?.id);
+    if (status === 'ready' || status === 'error' || (status === 'streaming' && !listed)) refreshTasks();
   }, [status, chat]);
 
   useLayoutEffect(() => {
