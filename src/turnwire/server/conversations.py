@@ -22,6 +22,7 @@ from turnwire.formats import get_format, names
 from turnwire.formats.agentex import content_to_message
 from turnwire.interactions import pending_approvals
 from turnwire.model import DataBlock, InteractionRequest, Message, Role
+from turnwire.server.agentex.body import Id
 from turnwire.server.agentex.deps import StoreDep
 from turnwire.server.agentex.errors import AgentexRoute, json_response
 from turnwire.store.base import Store
@@ -94,12 +95,12 @@ async def _answer(request: Request, store: Store, key: str) -> Response:
 
 
 @router.get("/name/{task_name}/messages", summary="Conversation of a task by name, in a wire format")
-async def conversation_by_name(task_name: str, request: Request, store: StoreDep) -> Response:
+async def conversation_by_name(task_name: Id, request: Request, store: StoreDep) -> Response:
     return await _answer(request, store, task_name)
 
 
 @router.get("/{task_id}/messages", summary="Conversation of a task, in a wire format")
-async def conversation(task_id: str, request: Request, store: StoreDep) -> Response:
+async def conversation(task_id: Id, request: Request, store: StoreDep) -> Response:
     """``?format=agentex`` (default: TaskMessages), ``agenta``, ``vercel`` (UIMessages), ``agui``
     or ``openai``.
 

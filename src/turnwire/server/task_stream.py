@@ -19,6 +19,7 @@ from starlette.responses import Response, StreamingResponse
 from turnwire.conversations.pubsub import PubSub, SubscriberOverflow
 from turnwire.framing import SSE_MEDIA_TYPE, sse_frame
 from turnwire.runtime.keepalive import with_keepalive
+from turnwire.server.agentex.body import Id
 from turnwire.server.agentex.deps import StoreDep
 from turnwire.server.agentex.errors import AgentexRoute
 from turnwire.server.context import current
@@ -33,7 +34,7 @@ router = APIRouter(prefix="/tasks", tags=["conversations"], route_class=AgentexR
 
 
 async def task_events(
-    pubsub: PubSub, task_id: str, ping: float | None = PING_SECONDS
+    pubsub: PubSub, task_id: Id, ping: float | None = PING_SECONDS
 ) -> AsyncIterator[bytes]:
     """The SSE body for ``task_id``; subscribed when this returns, not when first iterated."""
     sub: Any = pubsub.subscribe(task_id)
@@ -68,11 +69,11 @@ async def _stream(request: Request, store: Store, key: str) -> Response:
 
 
 @router.get("/name/{task_name}/stream", summary="Live updates of a task by name (SSE)")
-async def stream_by_name(task_name: str, request: Request, store: StoreDep) -> Response:
+async def stream_by_name(task_name: Id, request: Request, store: StoreDep) -> Response:
     return await _stream(request, store, task_name)
 
 
 @router.get("/{task_id}/stream", summary="Live updates of a task (SSE)")
-async def stream(task_id: str, request: Request, store: StoreDep) -> Response:
+async def stream(task_id: Id, request: Request, store: StoreDep) -> Response:
     """TaskMessageUpdate events of every turn running on the task; ``task_id`` may be a session id."""
     return await _stream(request, store, task_id)

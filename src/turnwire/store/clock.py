@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from turnwire.errors import InputError, Loc
+from turnwire.store.limits import MAX_TIME, MIN_TIME
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = timedelta(microseconds=1)
@@ -61,7 +62,8 @@ def to_iso(us: int | None) -> str | None:
 
 
 def parse_time(value: Any, loc: Loc) -> int:
-    """ISO 8601 (aware, or naive meaning UTC; ``Z`` accepted) -> store time. Else ``InputError``."""
+    """ISO 8601 (aware, or naive meaning UTC; ``Z`` accepted) -> store time. Else ``InputError``,
+    also for a time outside ``limits.MIN_TIME`` .. ``limits.MAX_TIME``."""
     if isinstance(value, datetime):
         dt = value
     elif isinstance(value, str):
@@ -73,4 +75,9 @@ def parse_time(value: Any, loc: Loc) -> int:
         raise InputError("must be an ISO 8601 date-time string", loc=loc, type="type")
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
+    if not MIN_TIME <= dt < MAX_TIME:
+        # The store derives later stamps from this one (a batch's spacing, ``updated_at``), which
+        # must stay inside ``datetime``'s range for every later write of the task.
+        span = f"from {MIN_TIME.isoformat()} to before {MAX_TIME.isoformat()}"
+        raise InputError(f"must be {span}", loc=loc, type="out_of_range")
     return (dt - _EPOCH) // _US

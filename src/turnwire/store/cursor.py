@@ -14,6 +14,8 @@ import orjson
 
 from turnwire.errors import InputError
 
+_INT64 = -(2**63)
+
 
 @dataclass(frozen=True, slots=True)
 class Position:
@@ -38,8 +40,8 @@ def decode_cursor(task_id: str, cursor: str) -> Position:
     if not isinstance(data, dict) or data.get("v") != 2:
         raise InputError("invalid cursor", loc=loc)
     t, s = data.get("t"), data.get("s")
-    if type(t) is not int or type(s) is not int:
-        raise InputError("invalid cursor", loc=loc)
+    if type(t) is not int or type(s) is not int or not (_INT64 <= t < -_INT64 and _INT64 <= s < -_INT64):
+        raise InputError("invalid cursor", loc=loc)  # also numbers no database column holds
     if data.get("task") != task_id:
         raise InputError("cursor belongs to another task", loc=loc)
     return Position(t, s)

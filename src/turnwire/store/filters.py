@@ -15,8 +15,9 @@ import orjson
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
-from turnwire.errors import InputError
+from turnwire.errors import InputError, Loc
 from turnwire.formats.agentex.content import STREAMING_STATUSES
+from turnwire.store.limits import MAX_FILTER_DEPTH, MAX_FILTERS, check_no_nul
 
 FILTER_FIELDS: Final = frozenset(("content", "streaming_status", "exclude"))
 _UNSET: Final = object()
@@ -29,12 +30,37 @@ class MessageFilter:
     exclude: bool = False
 
 
-def _flatten(prefix: tuple[str, ...], value: Any, out: list[tuple[tuple[str, ...], Any]]) -> None:
-    if isinstance(value, dict) and value:
-        for key, sub in value.items():
-            _flatten((*prefix, key), sub, out)
-    elif not isinstance(value, dict):
-        out.append((prefix, value))
+def _flatten(content: dict[str, Any], loc: Loc, out: list[tuple[tuple[str, ...], Any]]) -> None:
+    """Path equalities of a partial content; iterative, and refused past ``MAX_FILTER_DEPTH`` levels
+    (arrays as values count too) or on an empty or NUL-holding key or value."""
+    todo: list[tuple[tuple[str, ...], Any]] = [((), content)]
+    while todo:
+        prefix, value = todo.pop()
+        if isinstance(value, dict) and value:
+            if len(prefix) >= MAX_FILTER_DEPTH:
+                raise InputError(f"nested deeper than {MAX_FILTER_DEPTH} levels", loc=loc, type="too_deep")
+            for key in reversed(value):
+                if not key:
+                    raise InputError("keys must be non-empty strings", loc=(*loc, *prefix))
+                todo.append(((*prefix, key), value[key]))
+        elif not isinstance(value, dict):
+            if isinstance(value, list) and _depth(value) + len(prefix) > MAX_FILTER_DEPTH:
+                raise InputError(f"nested deeper than {MAX_FILTER_DEPTH} levels", loc=loc, type="too_deep")
+            out.append((prefix, value))
+    check_no_nul(content, loc)
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of a JSON value (a scalar is 0), counted level by level."""
+    depth, level = 0, [value]
+    while level:
+        level = [
+            c for n in level if isinstance(n, list | dict) for c in (n.values() if type(n) is dict else n)
+        ]
+        depth += 1
+        if depth > MAX_FILTER_DEPTH:
+            break
+    return depth - 1
 
 
 def parse_filters(raw: str | None) -> list[MessageFilter]:
@@ -46,6 +72,8 @@ def parse_filters(raw: str | None) -> list[MessageFilter]:
     except orjson.JSONDecodeError as exc:
         raise InputError(f"Invalid JSON in filters parameter: {exc}", loc=("query", "filters")) from None
     items = data if isinstance(data, list) else [data]
+    if len(items) > MAX_FILTERS:
+        raise InputError(f"at most {MAX_FILTERS} filters", loc=("query", "filters"), type="too_long")
     out = []
     for i, item in enumerate(items):
         loc = ("query", "filters", i) if isinstance(data, list) else ("query", "filters")
@@ -71,19 +99,23 @@ def parse_filters(raw: str | None) -> list[MessageFilter]:
         if content is not None:
             if not isinstance(content, dict):
                 raise InputError("must be an object (a partial content)", loc=(*loc, "content"), type="type")
-            for key in content:
-                if not isinstance(key, str) or not key:
-                    raise InputError("keys must be non-empty strings", loc=(*loc, "content"))
-            _flatten((), content, f.paths)
+            _flatten(content, (*loc, "content"), f.paths)
         out.append(f)
     return out
+
+
+def jsonb_of(column: sa.ColumnElement) -> sa.ColumnElement:
+    """PostgreSQL: a JSON text column as JSONB. JSONB cannot hold NUL, which the stored JSON text
+    keeps as the escape ``\\u0000``: it is read as ``\\ufffd`` (the same length and shape, so the
+    text stays valid JSON even where the backslash itself was escaped) rather than failing the query."""
+    return sa.cast(sa.func.replace(column, "\\u0000", "\\ufffd"), postgresql.JSONB)
 
 
 def _path_clause(
     column: sa.ColumnElement, dialect: str, path: tuple[str, ...], value: Any
 ) -> sa.ColumnElement:
     if dialect == "postgresql":
-        doc = sa.cast(column, postgresql.JSONB)
+        doc = jsonb_of(column)
         target = sa.cast(sa.literal(orjson.dumps(value).decode()), postgresql.JSONB)
         return doc.op("#>")(sa.cast(sa.literal(list(path)), postgresql.ARRAY(sa.Text))) == target
     json_path = "$" + "".join('."' + p.replace('"', '\\"') + '"' for p in path)

@@ -17,6 +17,7 @@ from turnwire.store.base import TASK_STATUSES, Idempotency, SessionTask
 from turnwire.store.clock import now_us, to_iso
 from turnwire.store.engine import Database, sqlite_rows
 from turnwire.store.errors import ConflictError, NotFoundError
+from turnwire.store.filters import jsonb_of
 from turnwire.store.schema import tasks
 
 T = tasks.c
@@ -211,7 +212,7 @@ class TaskQueries:
         cond += _of(tenant)
         for key, value in (task_metadata or {}).items():
             if self.db.dialect == "postgresql":
-                doc = sa.cast(T.task_metadata, postgresql.JSONB)
+                doc = jsonb_of(T.task_metadata)
                 cond.append(
                     doc.contains(sa.cast(sa.literal(orjson.dumps({key: value}).decode()), postgresql.JSONB))
                 )

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import Annotated, Any
 
+from fastapi import Path
 from starlette.requests import Request
 
 from turnwire.errors import InputError
 from turnwire.server.body import decode_json, read_body
 from turnwire.server.context import current
 from turnwire.store.base import Idempotency
+from turnwire.store.limits import MAX_ID_CHARS, MAX_LIMIT, MAX_PAGE_NUMBER, NO_NUL, check_id
 
 
 async def read_json_value(request: Request) -> tuple[Any, bytes]:
@@ -48,17 +50,27 @@ def idempotency(request: Request, raw: bytes) -> Idempotency | None:
     return Idempotency(key, digest)
 
 
-def query_int(request: Request, name: str, default: int, *, minimum: int | None = None) -> int:
+def query_int(request: Request, name: str, default: int, *, minimum: int, maximum: int) -> int:
+    """The integer query value ``name`` in ``[minimum, maximum]`` (400 naming it otherwise)."""
     raw = request.query_params.get(name)
     if raw is None or raw == "" or raw == "null":
         return default
+    if len(raw) > 20:  # no integer in range is longer; int() of a huge string is slow or refused
+        raise InputError(f"must be an integer from {minimum} to {maximum}", loc=("query", name), type="range")
     try:
         value = int(raw)
     except ValueError:
         raise InputError("must be an integer", loc=("query", name), type="type") from None
-    if minimum is not None and value < minimum:
-        raise InputError(f"must be >= {minimum}", loc=("query", name))
+    if not minimum <= value <= maximum:
+        raise InputError(f"must be an integer from {minimum} to {maximum}", loc=("query", name), type="range")
     return value
+
+
+def page(request: Request) -> tuple[int, int]:
+    """``limit`` (default 50, ``0`` = 50) and the row offset of ``page_number`` of a list route."""
+    limit = query_int(request, "limit", 50, minimum=0, maximum=MAX_LIMIT) or 50
+    page_number = query_int(request, "page_number", 1, minimum=1, maximum=MAX_PAGE_NUMBER)
+    return limit, (page_number - 1) * limit
 
 
 def query_str(request: Request, name: str, *, required: bool = False) -> str | None:
@@ -66,3 +78,17 @@ def query_str(request: Request, name: str, *, required: bool = False) -> str | N
     if required and not value:
         raise InputError("field required", loc=("query", name), type="missing")
     return value
+
+
+def query_id(request: Request, name: str) -> str:
+    """A required id in the query (a task id), at most ``MAX_ID_CHARS`` and without NUL."""
+    return check_id(query_str(request, name, required=True) or "", ("query", name))
+
+
+def required_id(body: dict[str, Any], key: str) -> str:
+    """A required id in the body (a task id), at most ``MAX_ID_CHARS`` and without NUL."""
+    return check_id(required(body, key, str, "a string"), ("body", key))
+
+
+Id = Annotated[str, Path(max_length=MAX_ID_CHARS, pattern=NO_NUL)]
+"""A path id or name: refused (422 naming it) when over-long or holding a NUL."""

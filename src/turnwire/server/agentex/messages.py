@@ -13,11 +13,22 @@ from starlette.responses import Response
 
 from turnwire.errors import InputError
 from turnwire.formats.agentex.content import STREAMING_STATUSES, normalize_content
-from turnwire.server.agentex.body import idempotency, query_int, query_str, read_json_object, required
+from turnwire.server.agentex.body import (
+    Id,
+    idempotency,
+    page,
+    query_id,
+    query_int,
+    query_str,
+    read_json_object,
+    required,
+    required_id,
+)
 from turnwire.server.agentex.deps import StoreDep
 from turnwire.server.agentex.errors import AgentexRoute, json_response
 from turnwire.store.clock import parse_time
 from turnwire.store.filters import parse_filters
+from turnwire.store.limits import MAX_LIMIT
 
 router = APIRouter(prefix="/messages", tags=["agentex messages"], route_class=AgentexRoute)
 
@@ -47,7 +58,7 @@ def _contents(body: dict[str, Any]) -> list[dict[str, Any]]:
 @router.post("/batch", openapi_extra=_JSON_BODY, summary="Batch Create Messages")
 async def batch_create(request: Request, store: StoreDep) -> Response:
     body, raw = await read_json_object(request)
-    task_id = required(body, "task_id", str, "a string")
+    task_id = required_id(body, "task_id")
     contents = _contents(body)
     created = await store.create_messages(
         task_id, contents, created_at=_created_at(body), idempotency=idempotency(request, raw)
@@ -58,7 +69,7 @@ async def batch_create(request: Request, store: StoreDep) -> Response:
 @router.put("/batch", openapi_extra=_JSON_BODY, summary="Batch Update Messages")
 async def batch_update(request: Request, store: StoreDep) -> Response:
     body, _ = await read_json_object(request)
-    task_id = required(body, "task_id", str, "a string")
+    task_id = required_id(body, "task_id")
     updates = required(body, "updates", dict, "an object mapping message id to content")
     normalized = {mid: normalize_content(c, ("body", "updates", mid)) for mid, c in updates.items()}
     return json_response(await store.update_messages(task_id, normalized))
@@ -67,7 +78,7 @@ async def batch_update(request: Request, store: StoreDep) -> Response:
 @router.post("", openapi_extra=_JSON_BODY, summary="Create Message")
 async def create(request: Request, store: StoreDep) -> Response:
     body, raw = await read_json_object(request)
-    task_id = required(body, "task_id", str, "a string")
+    task_id = required_id(body, "task_id")
     if "content" not in body:
         raise InputError("field required", loc=("body", "content"), type="missing")
     content = normalize_content(body["content"], ("body", "content"))
@@ -82,9 +93,9 @@ async def create(request: Request, store: StoreDep) -> Response:
 
 
 @router.put("/{message_id}", openapi_extra=_JSON_BODY, summary="Update Message")
-async def update(message_id: str, request: Request, store: StoreDep) -> Response:
+async def update(message_id: Id, request: Request, store: StoreDep) -> Response:
     body, _ = await read_json_object(request)
-    task_id = required(body, "task_id", str, "a string")
+    task_id = required_id(body, "task_id")
     if "content" not in body:
         raise InputError("field required", loc=("body", "content"), type="missing")
     content = normalize_content(body["content"], ("body", "content"))
@@ -96,15 +107,14 @@ async def update(message_id: str, request: Request, store: StoreDep) -> Response
 
 @router.get("", summary="List Messages")
 async def list_messages(request: Request, store: StoreDep) -> Response:
-    task_id = query_str(request, "task_id", required=True)
-    limit = query_int(request, "limit", 50, minimum=0) or 50
-    page = query_int(request, "page_number", 1, minimum=1)
+    task_id = query_id(request, "task_id")
+    limit, offset = page(request)
     direction = (query_str(request, "order_direction") or "desc").lower()
     filters = parse_filters(query_str(request, "filters"))
     rows = await store.list_messages(
-        task_id or "",
+        task_id,
         limit=limit,
-        offset=(page - 1) * limit,
+        offset=offset,
         order_by=query_str(request, "order_by") or "created_at",
         descending=direction != "asc",
         filters=filters,
@@ -114,22 +124,22 @@ async def list_messages(request: Request, store: StoreDep) -> Response:
 
 @router.get("/paginated", summary="List Messages Paginated")
 async def list_paginated(request: Request, store: StoreDep) -> Response:
-    task_id = query_str(request, "task_id", required=True) or ""
-    limit = query_int(request, "limit", 50, minimum=0) or 50
+    task_id = query_id(request, "task_id")
+    limit = query_int(request, "limit", 50, minimum=0, maximum=MAX_LIMIT) or 50
     direction = query_str(request, "direction") or "older"
     if direction not in ("older", "newer"):
         raise InputError("must be 'older' or 'newer'", loc=("query", "direction"))
     filters = parse_filters(query_str(request, "filters"))
-    page = await store.page_messages(
+    found = await store.page_messages(
         task_id,
         limit=limit,
         cursor=query_str(request, "cursor") or None,
         newer=direction == "newer",
         filters=filters,
     )
-    return json_response({"data": page.data, "next_cursor": page.next_cursor, "has_more": page.has_more})
+    return json_response({"data": found.data, "next_cursor": found.next_cursor, "has_more": found.has_more})
 
 
 @router.get("/{message_id}", summary="Retrieve Message")
-async def retrieve(message_id: str, store: StoreDep) -> Response:
+async def retrieve(message_id: Id, store: StoreDep) -> Response:
     return json_response(await store.get_message(message_id))

@@ -27,6 +27,7 @@ from turnwire.server.errors import RequestError
 from turnwire.server.pipeline import TurnRequest, start_turn
 from turnwire.store.base import Store
 from turnwire.store.errors import StoreError
+from turnwire.store.limits import check_id
 
 log = logging.getLogger("turnwire.server.agentex")
 
@@ -51,9 +52,10 @@ def _opt_dict(params: dict[str, Any], key: str) -> dict[str, Any] | None:
 async def _task_of(store: Store, params: dict[str, Any]) -> dict[str, Any]:
     task_id, task_name = params.get("task_id"), params.get("task_name")
     if isinstance(task_id, str) and task_id:
-        return await store.get_task(task_id)
+        return await store.get_task(check_id(task_id, ("params", "task_id")))
     if isinstance(task_name, str) and task_name:
-        return await store.create_task(name=task_name, params=_opt_dict(params, "task_params"))
+        name = check_id(task_name, ("params", "task_name"), "name")
+        return await store.create_task(name=name, params=_opt_dict(params, "task_params"))
     raise RpcError(-32602, "params.task_id or params.task_name is required")
 
 
@@ -75,6 +77,8 @@ async def handle_rpc(request: Request, store: Store, agent_name: str) -> Respons
             name = params.get("name")
             if name is not None and not isinstance(name, str):
                 raise RpcError(-32602, "params.name must be a string")
+            if name is not None:
+                check_id(name, ("params", "name"), "name")
             task = await store.create_task(
                 name=name,
                 params=_opt_dict(params, "params"),

@@ -10,9 +10,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from turnwire.errors import InputError
-from turnwire.server.agentex.body import query_int, query_str
+from turnwire.server.agentex.body import Id, page, query_str
 from turnwire.server.agentex.deps import StoreDep
 from turnwire.server.agentex.errors import AgentexRoute, json_response
+from turnwire.store.limits import check_no_nul
 
 router = APIRouter(prefix="/tasks", tags=["agentex tasks"], route_class=AgentexRoute)
 
@@ -25,8 +26,7 @@ def public_task(task: dict[str, Any]) -> dict[str, Any]:
 
 @router.get("", summary="List Tasks")
 async def list_tasks(request: Request, store: StoreDep) -> Response:
-    limit = query_int(request, "limit", 50, minimum=0) or 50
-    page = query_int(request, "page_number", 1, minimum=1)
+    limit, offset = page(request)
     metadata = None
     raw = query_str(request, "task_metadata")
     if raw is not None:
@@ -38,11 +38,12 @@ async def list_tasks(request: Request, store: StoreDep) -> Response:
             ) from None
         if not isinstance(metadata, dict) or not metadata:
             raise InputError("must be a non-empty JSON object", loc=("query", "task_metadata"))
+        check_no_nul(metadata, ("query", "task_metadata"))
     rows = await store.list_tasks(
         status=query_str(request, "status") or None,
         task_metadata=metadata,
         limit=limit,
-        offset=(page - 1) * limit,
+        offset=offset,
         order_by=query_str(request, "order_by") or "created_at",
         descending=(query_str(request, "order_direction") or "desc").lower() != "asc",
     )
@@ -52,21 +53,21 @@ async def list_tasks(request: Request, store: StoreDep) -> Response:
 
 
 @router.get("/name/{task_name}", summary="Retrieve Task By Name")
-async def retrieve_by_name(task_name: str, store: StoreDep) -> Response:
+async def retrieve_by_name(task_name: Id, store: StoreDep) -> Response:
     return json_response(public_task(await store.get_task_by_name(task_name)))
 
 
 @router.delete("/name/{task_name}", summary="Delete Task By Name")
-async def delete_by_name(task_name: str, store: StoreDep) -> Response:
+async def delete_by_name(task_name: Id, store: StoreDep) -> Response:
     task = await store.get_task_by_name(task_name)
     return json_response(await store.delete_task(task["id"]))
 
 
 @router.get("/{task_id}", summary="Retrieve Task")
-async def retrieve(task_id: str, store: StoreDep) -> Response:
+async def retrieve(task_id: Id, store: StoreDep) -> Response:
     return json_response(public_task(await store.get_task(task_id)))
 
 
 @router.delete("/{task_id}", summary="Delete Task")
-async def delete(task_id: str, store: StoreDep) -> Response:
+async def delete(task_id: Id, store: StoreDep) -> Response:
     return json_response(await store.delete_task(task_id))
