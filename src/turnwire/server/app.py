@@ -13,12 +13,14 @@ from turnwire.server.catalog import catalog_router
 from turnwire.server.chat import chat_router
 from turnwire.server.context import AppContext
 from turnwire.server.conversations import router as conversations_router
+from turnwire.server.cors import install_browser_policy
 from turnwire.server.errors import install_error_handlers
 from turnwire.server.invoke import EXTRA_SCHEMAS, invoke_router
 from turnwire.server.lifespan import app_lifespan
 from turnwire.server.models import Health
 from turnwire.server.openai_api import openai_router
 from turnwire.server.page import page_router
+from turnwire.server.request_id import RequestIdMiddleware
 from turnwire.server.settings import Settings
 from turnwire.server.task_stream import router as task_stream_router
 
@@ -92,8 +94,9 @@ def create_app(
 ) -> FastAPI:
     """A ready-to-serve turnwire app; ``app.state.turnwire`` is its ``AppContext``.
 
-    The app opens the store (and Redis) of its settings at startup. It adds no compression
-    middleware: streamed responses must reach the client unbuffered.
+    The app opens the store (and Redis) of its settings at startup. Every response carries an
+    ``x-request-id``; cross-origin browser calls are allowed from ``settings.cors_origins`` only.
+    It adds no compression middleware: streamed responses must reach the client unbuffered.
     """
     ctx = context or app_context(agents, default_agent=default_agent, settings=settings)
     app = FastAPI(
@@ -106,6 +109,8 @@ def create_app(
     app.include_router(create_router(context=ctx))
     app.include_router(page_router(ctx.default_agent))
     install_error_handlers(app)
+    install_browser_policy(app, ctx.settings)
+    app.add_middleware(RequestIdMiddleware)
     _document_extra_schemas(app)
     return app
 

@@ -18,12 +18,43 @@ class BodyTooLarge(Exception):
         super().__init__(f"request body is larger than {limit} bytes")
 
 
+class UnsupportedMediaType(Exception):
+    """The body is not declared as JSON (HTTP 415 naming the ``content-type`` header).
+
+    Refusing it keeps a browser page of another origin from starting a turn or answering an
+    approval with a "simple" cross-site request (a form post or ``text/plain`` fetch, which a
+    browser sends without asking the server's CORS policy first).
+    """
+
+    loc = ("header", "content-type")
+
+    def __init__(self, got: str | None) -> None:
+        self.got = got
+        what = "no content-type" if not got else f"content-type {got[:100]!r}"
+        super().__init__(f"the request body must be JSON (content-type: application/json), got {what}")
+
+    def to_dict(self) -> dict[str, object]:
+        return {"loc": list(self.loc), "msg": str(self), "type": "unsupported_media_type"}
+
+
+def is_json_media_type(value: str | None) -> bool:
+    """``application/json`` or ``application/<anything>+json``, parameters (charset) ignored."""
+    if not value:
+        return False
+    kind = value.split(";", 1)[0].strip().lower()
+    return kind == "application/json" or (kind.startswith("application/") and kind.endswith("+json"))
+
+
 async def read_body(request: Request, max_bytes: int) -> bytes:
-    """The raw body, refused with ``BodyTooLarge`` as soon as it exceeds ``max_bytes``.
+    """The raw JSON body, refused with ``UnsupportedMediaType`` unless its content-type is JSON,
+    and with ``BodyTooLarge`` as soon as it exceeds ``max_bytes``.
 
     Content-Length is checked before reading; a chunked body (or a lying Content-Length) is counted
     while it arrives, so an oversize body is never held in memory whole.
     """
+    content_type = request.headers.get("content-type")
+    if not is_json_media_type(content_type):
+        raise UnsupportedMediaType(content_type)
     declared = request.headers.get("content-length")
     if declared is not None:
         try:

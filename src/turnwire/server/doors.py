@@ -37,7 +37,7 @@ def add_door(router: APIRouter, path: str, door: Door, *, summary: str, **openap
         try:
             return await door(request, app, name or app.default_agent)
         except Exception as exc:
-            return error_response(exc)
+            return error_response(exc, request)
 
     async def default_agent(request: Request) -> Response:
         return await run(request, None)

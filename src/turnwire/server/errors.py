@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 
 import orjson
@@ -13,10 +12,9 @@ from starlette.responses import Response
 
 from turnwire.errors import InputError
 from turnwire.framing import JSON_MEDIA_TYPE
-from turnwire.server.body import BodyTooLarge
+from turnwire.server.body import BodyTooLarge, UnsupportedMediaType
 from turnwire.server.negotiation import NotAcceptable
-
-log = logging.getLogger("turnwire.server")
+from turnwire.server.request_id import REQUEST_ID_HEADER, internal_error_message, log_failure
 
 
 class RequestError(Exception):
@@ -44,8 +42,9 @@ def json_response(body: object, status: int, headers: dict[str, str] | None = No
     return Response(orjson.dumps(body), status_code=status, headers=headers, media_type=JSON_MEDIA_TYPE)
 
 
-def error_response(exc: Exception) -> Response:
-    """The JSON response for one of the server's known errors; any other exception is a logged 500."""
+def error_response(exc: Exception, request: Request | None = None) -> Response:
+    """The JSON response for one of the server's known errors; any other exception is a 500 whose
+    body says only that, with the request id it was logged under."""
     if isinstance(exc, RequestError):
         return json_response({"detail": [e.to_dict() for e in exc.errors]}, exc.status)
     if isinstance(exc, InputError):
@@ -57,12 +56,16 @@ def error_response(exc: Exception) -> Response:
     if isinstance(exc, BodyTooLarge):
         detail = {"loc": ["body"], "msg": str(exc), "type": "body_too_large"}
         return json_response({"detail": [detail]}, 413, {"connection": "close"})
-    log.exception("unexpected error while handling a request", exc_info=exc)
-    return json_response({"detail": "Internal server error (a turnwire bug; it was logged)."}, 500)
+    if isinstance(exc, UnsupportedMediaType):
+        return json_response({"detail": [exc.to_dict()]}, 415)
+    rid = log_failure(exc, "handling a request", request.scope if request is not None else None)
+    body = {"detail": internal_error_message(rid), "request_id": rid}
+    # This may run outside the request-id middleware (the outermost 500 handler): set the header here.
+    return json_response(body, 500, {REQUEST_ID_HEADER: rid})
 
 
 async def _handle(request: Request, exc: Exception) -> Response:
-    return error_response(exc)
+    return error_response(exc, request)
 
 
 async def _handle_validation(request: Request, exc: Exception) -> Response:
@@ -82,7 +85,8 @@ async def _handle_http(request: Request, exc: Exception) -> Response:
 
 def install_error_handlers(app: FastAPI) -> None:
     """Answer every error of ``app`` with JSON: known errors as 4xx, anything else as a logged 500."""
-    for kind in (RequestError, InputError, UnknownAgent, NotAcceptable, BodyTooLarge, Exception):
+    known = (RequestError, InputError, UnknownAgent, NotAcceptable, BodyTooLarge, UnsupportedMediaType)
+    for kind in (*known, Exception):
         app.add_exception_handler(kind, _handle)
     app.add_exception_handler(RequestValidationError, _handle_validation)
     app.add_exception_handler(StarletteHTTPException, _handle_http)

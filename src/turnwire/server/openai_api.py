@@ -38,12 +38,13 @@ from turnwire.formats.openai import (
 )
 from turnwire.framing import SSE_DONE, SSE_MEDIA_TYPE
 from turnwire.model import ErrorEvent, InteractionRequest, Usage
-from turnwire.server.body import BodyTooLarge
+from turnwire.server.body import BodyTooLarge, UnsupportedMediaType
 from turnwire.server.context import AppContext, current
 from turnwire.server.doors import read_object, session_id
 from turnwire.server.errors import RequestError, UnknownAgent, json_response
 from turnwire.server.negotiation import Transport
 from turnwire.server.pipeline import TurnRequest, start_turn, wants_stored_history
+from turnwire.server.request_id import internal_error_message, log_failure
 from turnwire.server.streaming import stream_body, stream_response
 
 log = logging.getLogger("turnwire.server")
@@ -263,7 +264,9 @@ def openai_error(exc: Exception) -> Response:
         return json_response(
             error_body(str(exc), error_type(413), code="body_too_large"), 413, {"connection": "close"}
         )
-    log.exception("unexpected error while handling a request", exc_info=exc)
-    return json_response(
-        error_body("Internal server error (a turnwire bug; it was logged).", "server_error"), 500
-    )
+    if isinstance(exc, UnsupportedMediaType):
+        return json_response(
+            error_body(str(exc), error_type(415), param="content-type", code="unsupported_media_type"), 415
+        )
+    rid = log_failure(exc, "handling a request")
+    return json_response(error_body(internal_error_message(rid), "server_error"), 500)

@@ -48,6 +48,10 @@ class Settings(BaseModel):
     """API keys, ``TENANT:KEY`` entries separated by commas (``TENANT:sha256:<hex>`` names a key by
     its SHA-256); kept as ``{sha256 of the key: tenant}``. Empty = no authentication (one tenant)."""
 
+    cors_origins: tuple[str, ...] = ()
+    """Browser origins (``https://app.example.com``) whose pages may call the server cross-origin
+    (CORS); comma-separated in ``TURNWIRE_CORS_ORIGINS``; ``*`` = any origin. Default: none."""
+
     vercel_client_version: ClientVersion = ClientVersion.DEFAULT
     """The AI SDK major (``5``, ``6``, ``7`` or ``default``) Vercel streams target unless a request
     names its own in ``x-ai-sdk-version``; ``5`` sends approvals as data parts that ai 5 accepts."""
@@ -67,6 +71,13 @@ class Settings(BaseModel):
         from turnwire.server.auth import parse_api_keys
 
         return parse_api_keys(value)
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _origins(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(part.strip().rstrip("/") for part in value.split(",") if part.strip())
+        return value
 
     @property
     def keepalive_interval(self) -> float | None:

@@ -7,21 +7,18 @@ written on every path, so a failing run still ends its stream properly.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, Final
 
 import anyio
 from starlette.responses import StreamingResponse
 
-from turnwire.errors import failure_message
 from turnwire.formats import StreamEncoder
 from turnwire.framing import NDJSON_MEDIA_TYPE, SSE_KEEPALIVE, SSE_MEDIA_TYPE, ndjson_frame, sse_frame
 from turnwire.model import Event
 from turnwire.runtime.runner import EventRun
 from turnwire.server.negotiation import Transport
-
-log = logging.getLogger("turnwire.server")
+from turnwire.server.request_id import internal_error_message, log_failure
 
 SSE_CONTENT_TYPE: Final = f"{SSE_MEDIA_TYPE}; charset=utf-8"
 SSE_HEADERS: Final = {"cache-control": "no-cache", "x-accel-buffering": "no"}
@@ -74,8 +71,8 @@ async def stream_body(
             if body:
                 yield body
     except Exception as exc:  # the runner's contract was broken: still end the stream properly
-        log.exception("turn stream failed", exc_info=exc)
-        error = failure_message(exc)
+        # (the frame tells the request id of the log line, never the exception: no SQL, no paths)
+        error = internal_error_message(log_failure(exc, "turn stream"))
     finally:
         with anyio.CancelScope(shield=True):
             await run.aclose()

@@ -34,7 +34,7 @@ router = APIRouter(prefix="/tasks", tags=["conversations"], route_class=AgentexR
 
 
 async def task_events(
-    pubsub: PubSub, task_id: Id, ping: float | None = PING_SECONDS
+    pubsub: PubSub, task_id: str, ping: float | None = PING_SECONDS
 ) -> AsyncIterator[bytes]:
     """The SSE body for ``task_id``; subscribed when this returns, not when first iterated."""
     sub: Any = pubsub.subscribe(task_id)

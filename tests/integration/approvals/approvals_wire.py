@@ -7,12 +7,13 @@ from typing import Any
 import httpx
 import orjson
 
+JSON = {"content-type": "application/json"}
 VERCEL = {"x-ag-messages-format": "vercel"}
 SSE = {"accept": "text/event-stream"}
 
 
 def _post(url: str, path: str, body: Any, headers: dict[str, str] | None = None) -> httpx.Response:
-    return httpx.post(url + path, content=orjson.dumps(body), headers=headers or {}, timeout=20)
+    return httpx.post(url + path, content=orjson.dumps(body), headers=JSON | (headers or {}), timeout=20)
 
 
 def sse_data(raw: bytes) -> list[Any]:

@@ -14,7 +14,12 @@ def text_of(chunks: list) -> str:
 
 def test_chat_streams_a_turn_with_the_ui_stream_headers(warm: Server) -> None:
     body = {"id": "chat-plain", "messages": [user("hello")], "trigger": "submit-message"}
-    response = httpx.post(warm.url + "/chat", content=orjson.dumps(body), timeout=10)
+    response = httpx.post(
+        warm.url + "/chat",
+        content=orjson.dumps(body),
+        headers={"content-type": "application/json"},
+        timeout=10,
+    )
     assert response.status_code == 200
     assert response.headers["x-vercel-ai-ui-message-stream"] == "v1"
     assert response.headers["content-type"].startswith("text/event-stream")
@@ -91,6 +96,8 @@ def test_bad_bodies_are_refused_with_the_field_named(warm: Server) -> None:
         ),
     ]
     for raw, status, loc in cases:
-        response = httpx.post(warm.url + "/chat", content=raw, timeout=10)
+        response = httpx.post(
+            warm.url + "/chat", content=raw, headers={"content-type": "application/json"}, timeout=10
+        )
         assert response.status_code == status, (raw, response.text)
         assert response.json()["detail"][0]["loc"] == loc, raw

@@ -125,4 +125,7 @@ def test_router_mounts_in_a_users_app() -> None:
         assert r.status_code == 200
         assert r.json()["data"]["outputs"]["messages"][0]["content"] == "you said: hi"
         assert c.get("/chat/health").json() == {"status": "ok"}
-        assert c.post("/chat/invoke", content=b"[").status_code == 400
+        assert (
+            c.post("/chat/invoke", content=b"[", headers={"content-type": "application/json"}).status_code
+            == 400
+        )

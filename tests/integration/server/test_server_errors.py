@@ -8,6 +8,7 @@ from live_server import ECHOED, MAX_BODY
 from server_wire import invoke_body
 
 SUPPORTED_LAST = "application/jsonl"
+JSON = {"content-type": "application/json"}
 STREAM_ACCEPTS = ["text/event-stream", "application/x-ndjson", "application/json"]
 
 
@@ -31,7 +32,7 @@ def test_malformed_json_is_400(client: httpx.Client, raw: bytes, kind: str, acce
 
 @pytest.mark.parametrize("body", [b"[]", b'"x"', b"3", b"null", b"true"])
 def test_non_object_body_is_422(client: httpx.Client, body: bytes) -> None:
-    item = _detail(client.post("/invoke", content=body), 422)
+    item = _detail(client.post("/invoke", content=body, headers=JSON), 422)
     assert item["loc"] == ["body"]
 
 
@@ -89,18 +90,18 @@ def test_bad_vercel_messages_are_422_never_500(client: httpx.Client, messages: l
 def test_too_deep_json_is_400(client: httpx.Client) -> None:
     deep = "[" * 65 + "]" * 65
     raw = b'{"data": {"inputs": {"messages": [], "x": ' + deep.encode() + b"}}}"
-    item = _detail(client.post("/invoke", content=raw), 400)
+    item = _detail(client.post("/invoke", content=raw, headers=JSON), 400)
     assert item["type"] == "json_too_deep"
     very_deep = b"[" * 5000 + b"]" * 5000  # beyond orjson's own recursion limit
-    assert _detail(client.post("/invoke", content=very_deep), 400)["type"] == "json_too_deep"
+    assert _detail(client.post("/invoke", content=very_deep, headers=JSON), 400)["type"] == "json_too_deep"
     ok = "[" * 50 + "]" * 50  # under the limit: fine
     raw = b'{"data": {"inputs": {"messages": []}, "x": ' + ok.encode() + b"}}"
-    assert client.post("/invoke", content=raw).status_code == 200
+    assert client.post("/invoke", content=raw, headers=JSON).status_code == 200
 
 
 def test_oversize_body_is_413_by_content_length(client: httpx.Client) -> None:
     raw = b'{"pad": "' + b"x" * MAX_BODY + b'"}'
-    item = _detail(client.post("/invoke", content=raw, headers={"accept": "text/event-stream"}), 413)
+    item = _detail(client.post("/invoke", content=raw, headers={**JSON, "accept": "text/event-stream"}), 413)
     assert item["type"] == "body_too_large"
 
 
@@ -111,7 +112,7 @@ def test_oversize_chunked_body_is_413_while_reading(client: httpx.Client) -> Non
             yield b"x" * 4096
         yield b'"}'
 
-    r = client.post("/invoke", content=chunks())
+    r = client.post("/invoke", content=chunks(), headers=JSON)
     assert r.request.headers.get("transfer-encoding") == "chunked"
     assert _detail(r, 413)["type"] == "body_too_large"
 
@@ -120,7 +121,7 @@ def test_body_just_under_the_limit_is_accepted(client: httpx.Client) -> None:
     head = b'{"data": {"inputs": {"messages": []}}, "pad": "'
     raw = head + b"x" * (MAX_BODY - len(head) - 2) + b'"}'
     assert len(raw) == MAX_BODY
-    assert client.post("/invoke", content=raw).status_code == 200
+    assert client.post("/invoke", content=raw, headers=JSON).status_code == 200
 
 
 @pytest.mark.parametrize("value", ["openai", "vercel2", "agenta vercel"])

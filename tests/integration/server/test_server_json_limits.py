@@ -70,7 +70,9 @@ def test_agentex_create_refuses_an_integer_past_64_bits(client: httpx.Client) ->
 
 def test_rpc_answers_a_parse_error_for_an_integer_past_64_bits(client: httpx.Client) -> None:
     body = '{"method":"task/create","id":1,"params":{"params":{"n":' + BIG + "}}}"
-    r = client.post("/agents/name/demo/rpc", content=body.encode())
+    r = client.post(
+        "/agents/name/demo/rpc", content=body.encode(), headers={"content-type": "application/json"}
+    )
     assert r.status_code == 200
     assert r.json()["error"]["code"] == -32700
 

@@ -7,7 +7,6 @@ Bodies keep the reference's shape ``{"message", "code", "data"}``. Validation er
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -18,10 +17,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from turnwire.errors import InputError
-from turnwire.server.body import BodyTooLarge
+from turnwire.server.body import BodyTooLarge, UnsupportedMediaType
+from turnwire.server.request_id import REQUEST_ID_HEADER, internal_error_message, log_failure
 from turnwire.store.errors import ConflictError, IdempotencyMismatchError, NotFoundError
-
-log = logging.getLogger("turnwire.server.agentex")
 
 
 class AgentexError(Exception):
@@ -62,6 +60,8 @@ def to_response(exc: Exception, request: Request) -> Response:
         return _input_errors(errors)
     if isinstance(exc, BodyTooLarge):
         return json_response(error_body(413, str(exc), [{"loc": ["body"], "limit": exc.limit}]), 413)
+    if isinstance(exc, UnsupportedMediaType):
+        return json_response(error_body(415, str(exc), [exc.to_dict()]), 415)
     if isinstance(exc, NotFoundError):
         return json_response(error_body(404, str(exc)), 404)
     if isinstance(exc, ConflictError):
@@ -70,12 +70,13 @@ def to_response(exc: Exception, request: Request) -> Response:
         return json_response(error_body(422, str(exc), [{"loc": ["header", "idempotency-key"]}]), 422)
     if isinstance(exc, AgentexError):
         return json_response(error_body(exc.status, exc.message, exc.data), exc.status)
-    log.exception("unexpected error in %s %s", request.method, request.url.path, exc_info=exc)
-    headers = None
+    # The body names no exception class, SQL or driver message: only the id the log line carries.
+    rid = log_failure(exc, f"{request.method} {request.url.path}", request.scope)
+    headers = {REQUEST_ID_HEADER: rid}
     if request.method == "POST" and "idempotency-key" not in request.headers:
         # A create without a key may have been stored before the failure: retrying could duplicate.
-        headers = {"x-should-retry": "false"}
-    body = {"message": f"Internal Server Error. Class: {type(exc).__name__}", "code": 500, "data": None}
+        headers["x-should-retry"] = "false"
+    body = {"message": internal_error_message(rid), "code": 500, "data": None, "request_id": rid}
     return json_response(body, 500, headers)
 
 

@@ -25,6 +25,7 @@ from turnwire.server.agentex.tasks import public_task
 from turnwire.server.context import current
 from turnwire.server.errors import RequestError
 from turnwire.server.pipeline import TurnRequest, start_turn
+from turnwire.server.request_id import internal_error_message, log_failure
 from turnwire.store.base import Store
 from turnwire.store.errors import StoreError
 from turnwire.store.limits import check_id
@@ -36,6 +37,12 @@ class RpcError(Exception):
     def __init__(self, code: int, message: str) -> None:
         self.code = code
         super().__init__(message)
+
+
+def _internal(exc: Exception, what: str) -> dict[str, Any]:
+    """A JSON-RPC internal error: logged with the request id, which is all the error tells."""
+    rid = log_failure(exc, what)
+    return {"code": -32603, "message": internal_error_message(rid), "data": {"request_id": rid}}
 
 
 def _reply(rpc_id: Any, result: Any = None, error: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -104,9 +111,7 @@ async def handle_rpc(request: Request, store: Store, agent_name: str) -> Respons
         message = "; ".join(e.msg for e in exc.errors)
         return json_response(_reply(rpc_id, error={"code": -32602, "message": message}))
     except Exception as exc:
-        log.exception("RPC failed", exc_info=exc)
-        error = {"code": -32603, "message": "Internal error (logged on the server)"}
-        return json_response(_reply(rpc_id, error=error))
+        return json_response(_reply(rpc_id, error=_internal(exc, "agent RPC")))
 
 
 async def _send(
@@ -152,8 +157,6 @@ async def _ndjson(run: EventRun, recorder: TurnRecorder, rpc_id: Any) -> AsyncIt
             for frame in recorder.last_frames:
                 yield orjson.dumps(_reply(rpc_id, frame)) + b"\n"
     except Exception as exc:
-        log.exception("message/send stream failed", exc_info=exc)
-        error = {"code": -32603, "message": "Internal error (logged on the server)"}
-        yield orjson.dumps(_reply(rpc_id, error=error)) + b"\n"
+        yield orjson.dumps(_reply(rpc_id, error=_internal(exc, "message/send stream"))) + b"\n"
     finally:
         await run.aclose()  # the turn is stored even if the reader left
