@@ -403,6 +403,10 @@ class RecordedRun:
             self._recorder.on_event(event)
         return event
 
+    def cancel(self) -> None:
+        """As ``TurnRun.cancel``: the agent stops and the stream ends ``cancelled``, recorded."""
+        self._run.cancel()
+
     async def aclose(self) -> None:
         if self._ended:
             return

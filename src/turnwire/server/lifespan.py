@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from turnwire.server.context import AppContext
+from turnwire.server.shutdown import begin_on_stop_signals
 from turnwire.store import SqlStore
 from turnwire.store.writers import DEFAULT_LEASE_SECONDS, WriterLease
 
@@ -66,7 +67,9 @@ def app_lifespan(ctx: AppContext) -> Callable[[Any], contextlib.AbstractAsyncCon
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
-        async with running(ctx):
-            yield
+        # A stop signal ends open streams at once (server.shutdown), not when their readers leave.
+        with begin_on_stop_signals():
+            async with running(ctx):
+                yield
 
     return lifespan

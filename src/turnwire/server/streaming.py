@@ -7,6 +7,7 @@ written on every path, so a failing run still ends its stream properly.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, Final
 
@@ -19,6 +20,7 @@ from turnwire.model import Event
 from turnwire.runtime.runner import EventRun
 from turnwire.server.negotiation import Transport
 from turnwire.server.request_id import internal_error_message, log_failure
+from turnwire.server.shutdown import SHUTDOWN
 
 SSE_CONTENT_TYPE: Final = f"{SSE_MEDIA_TYPE}; charset=utf-8"
 SSE_HEADERS: Final = {"cache-control": "no-cache", "x-accel-buffering": "no"}
@@ -42,44 +44,52 @@ async def stream_body(
     report the failure, then ``trailer``. If the client goes away, the iteration is cancelled and
     ``run`` is closed, which cancels the agent.
     """
-    sse = transport is Transport.SSE
-    frame = sse_frame if sse else ndjson_frame
-    for f in encoder.start():
-        yield frame(f)
-    interval = keepalive if sse and keepalive is not None and keepalive > 0 else None
-    to_bytes = _bytes_of(encoder, frame)
-    pull = run.pull
-    error: str | None = None
-    try:
-        while True:
-            try:
-                event = await pull(interval)
-            except StopAsyncIteration:
-                break
-            if event is None:
-                yield SSE_KEEPALIVE
-                continue
-            out = [to_bytes(event)]
-            # Then what is already buffered, without waiting. After the final event the run may
-            # still wait for its agent to stop: that must not hold the last frames back.
-            while run.stop_reason is None:
-                event = await pull(0)
-                if event is None:
+    with cancel_on_shutdown(run):
+        sse = transport is Transport.SSE
+        frame = sse_frame if sse else ndjson_frame
+        for f in encoder.start():
+            yield frame(f)
+        interval = keepalive if sse and keepalive is not None and keepalive > 0 else None
+        to_bytes = _bytes_of(encoder, frame)
+        pull = run.pull
+        error: str | None = None
+        try:
+            while True:
+                try:
+                    event = await pull(interval)
+                except StopAsyncIteration:
                     break
-                out.append(to_bytes(event))
-            body = out[0] if len(out) == 1 else b"".join(out)
-            if body:
-                yield body
-    except Exception as exc:  # the runner's contract was broken: still end the stream properly
-        # (the frame tells the request id of the log line, never the exception: no SQL, no paths)
-        error = internal_error_message(log_failure(exc, "turn stream"))
-    finally:
-        with anyio.CancelScope(shield=True):
-            await run.aclose()
-    for f in encoder.finish(error=error):
-        yield frame(f)
-    if trailer:
-        yield trailer
+                if event is None:
+                    yield SSE_KEEPALIVE
+                    continue
+                out = [to_bytes(event)]
+                # Then what is already buffered, without waiting. After the final event the run may
+                # still wait for its agent to stop: that must not hold the last frames back.
+                while run.stop_reason is None:
+                    event = await pull(0)
+                    if event is None:
+                        break
+                    out.append(to_bytes(event))
+                body = out[0] if len(out) == 1 else b"".join(out)
+                if body:
+                    yield body
+        except Exception as exc:  # the runner's contract was broken: still end the stream properly
+            # (the frame tells the request id of the log line, never the exception: no SQL, no paths)
+            error = internal_error_message(log_failure(exc, "turn stream"))
+        finally:
+            with anyio.CancelScope(shield=True):
+                await run.aclose()
+        for f in encoder.finish(error=error):
+            yield frame(f)
+        if trailer:
+            yield trailer
+
+
+def cancel_on_shutdown(run: EventRun) -> contextlib.AbstractContextManager[None]:
+    """While a stream runs, a server shutdown cancels its turn: the agent stops, the stream ends
+    with the format's closing frames, and the recorder's closing write stores the turn."""
+    cancel = getattr(run, "cancel", None)
+    return SHUTDOWN.watch(cancel) if cancel is not None else contextlib.nullcontext()
 
 
 def _bytes_of(encoder: StreamEncoder, frame: Callable[[Any], bytes]) -> Callable[[Event], bytes]:

@@ -4,11 +4,13 @@ Every turn running on the task publishes its ``start``/``delta``/``full``/``done
 front door started it (``/invoke``, ``/chat``, ``message/send``). The stream opens with
 ``{"type": "connected", "taskId"}`` (subscribed before it is sent, so nothing after it is missed),
 then one ``data:`` event per frame as it is published — no per-event sleep — and ``:ping`` after
-every 15 s of silence. A reader that falls too far behind gets an ``error`` event and the stream ends.
+every 15 s of silence. A reader that falls too far behind gets an ``error`` event and the stream ends;
+so does every reader when the server shuts down.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 from typing import Any, Final
 
@@ -24,10 +26,17 @@ from turnwire.server.agentex.deps import StoreDep
 from turnwire.server.agentex.errors import AgentexRoute
 from turnwire.server.context import current
 from turnwire.server.conversations import find_task
+from turnwire.server.shutdown import SHUTDOWN
 from turnwire.store.base import Store
 
 PING: Final = b":ping\n\n"
 PING_SECONDS: Final = 15.0
+SHUTDOWN_FRAME: Final = {
+    "type": "error",
+    "message": "the server is shutting down; reconnect to follow the task",
+}
+_STOP: Final[dict[str, Any]] = {"type": "stop"}
+"""Put in the subscription by a shutdown: compared by identity, never sent."""
 _HEADERS: Final = {"cache-control": "no-cache", "x-accel-buffering": "no"}
 
 router = APIRouter(prefix="/tasks", tags=["conversations"], route_class=AgentexRoute)
@@ -48,10 +57,16 @@ async def task_events(
 
     async def body() -> AsyncIterator[bytes]:
         items = with_keepalive(sub, ping)
+        offer = getattr(sub, "offer", None)
+        stopping = SHUTDOWN.watch(lambda: offer(_STOP)) if offer is not None else contextlib.nullcontext()
         try:
             yield sse_frame({"type": "connected", "taskId": task_id})
-            async for frame in items:
-                yield PING if frame is None else sse_frame(frame)
+            with stopping:  # a server shutdown ends the stream now, not when the reader leaves
+                async for frame in items:
+                    if frame is _STOP:
+                        yield sse_frame(SHUTDOWN_FRAME)
+                        break
+                    yield PING if frame is None else sse_frame(frame)
         except SubscriberOverflow as exc:
             yield sse_frame({"type": "error", "message": str(exc)})
         finally:

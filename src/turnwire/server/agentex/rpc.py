@@ -26,6 +26,7 @@ from turnwire.server.context import current
 from turnwire.server.errors import RequestError
 from turnwire.server.pipeline import TurnRequest, start_turn
 from turnwire.server.request_id import internal_error_message, log_failure
+from turnwire.server.streaming import cancel_on_shutdown
 from turnwire.store.base import Store
 from turnwire.store.errors import StoreError
 from turnwire.store.limits import check_id
@@ -153,9 +154,10 @@ async def _send(
 
 async def _ndjson(run: EventRun, recorder: TurnRecorder, rpc_id: Any) -> AsyncIterator[bytes]:
     try:
-        async for _ in run:
-            for frame in recorder.last_frames:
-                yield orjson.dumps(_reply(rpc_id, frame)) + b"\n"
+        with cancel_on_shutdown(run):  # a server shutdown ends the turn, recorded, and the stream
+            async for _ in run:
+                for frame in recorder.last_frames:
+                    yield orjson.dumps(_reply(rpc_id, frame)) + b"\n"
     except Exception as exc:
         yield orjson.dumps(_reply(rpc_id, error=_internal(exc, "message/send stream"))) + b"\n"
     finally:
