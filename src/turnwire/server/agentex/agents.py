@@ -16,7 +16,7 @@ from starlette.responses import Response
 
 from turnwire.server.agentex.deps import AgentsDep, StoreDep
 from turnwire.server.agentex.errors import AgentexRoute, json_response
-from turnwire.server.agentex.rpc import handle_rpc
+from turnwire.server.agentex.rpc import RPC_BODY, handle_rpc
 from turnwire.store.errors import NotFoundError
 
 router = APIRouter(prefix="/agents", tags=["agentex agents"], route_class=AgentexRoute)
@@ -71,7 +71,7 @@ async def retrieve_by_name(agent_name: str, agents: AgentsDep) -> Response:
     return json_response(describe(*_by_name(agents, agent_name)))
 
 
-@router.post("/name/{agent_name}/rpc", summary="RPC By Name")
+@router.post("/name/{agent_name}/rpc", summary="RPC By Name", openapi_extra=RPC_BODY)
 async def rpc_by_name(
     agent_name: str,
     request: Request,
@@ -86,7 +86,7 @@ async def retrieve(agent_id: str, agents: AgentsDep) -> Response:
     return json_response(describe(*_by_id(agents, agent_id)))
 
 
-@router.post("/{agent_id}/rpc", summary="RPC")
+@router.post("/{agent_id}/rpc", summary="RPC", openapi_extra=RPC_BODY)
 async def rpc(
     agent_id: str,
     request: Request,

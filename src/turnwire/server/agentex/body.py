@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Annotated, Any
+from typing import Annotated, Any, Final
 
 from fastapi import Path
 from starlette.requests import Request
@@ -88,6 +88,29 @@ def query_id(request: Request, name: str) -> str:
 def required_id(body: dict[str, Any], key: str) -> str:
     """A required id in the body (a task id), at most ``MAX_ID_CHARS`` and without NUL."""
     return check_id(required(body, key, str, "a string"), ("body", key))
+
+
+def documented_query(*params: tuple[str, dict[str, Any]], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """``openapi_extra`` naming the query parameters a route reads by hand (for clients and fuzzers)."""
+    return {
+        "parameters": [
+            {"name": name, "in": "query", "required": name in required, "schema": schema}
+            for name, schema in params
+        ]
+    }
+
+
+LIMIT: Final = ("limit", {"type": "integer", "minimum": 0, "maximum": MAX_LIMIT, "default": 50})
+PAGE_NUMBER: Final = (
+    "page_number",
+    {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_NUMBER, "default": 1},
+)
+FILTERS: Final = ("filters", {"type": "string", "description": "JSON: a filter or a list of filters"})
+ORDER: Final = (
+    ("order_by", {"type": "string", "default": "created_at"}),
+    ("order_direction", {"type": "string", "enum": ["asc", "desc"], "default": "desc"}),
+)
+TASK_ID: Final = ("task_id", {"type": "string", "maxLength": MAX_ID_CHARS})
 
 
 Id = Annotated[str, Path(max_length=MAX_ID_CHARS, pattern=NO_NUL)]

@@ -14,7 +14,13 @@ from starlette.responses import Response
 from turnwire.errors import InputError
 from turnwire.formats.agentex.content import STREAMING_STATUSES, normalize_content
 from turnwire.server.agentex.body import (
+    FILTERS,
+    LIMIT,
+    ORDER,
+    PAGE_NUMBER,
+    TASK_ID,
     Id,
+    documented_query,
     idempotency,
     page,
     query_id,
@@ -28,13 +34,35 @@ from turnwire.server.agentex.deps import StoreDep
 from turnwire.server.agentex.errors import AgentexRoute, json_response
 from turnwire.store.clock import parse_time
 from turnwire.store.filters import parse_filters
-from turnwire.store.limits import MAX_LIMIT
+from turnwire.store.limits import MAX_ID_CHARS, MAX_LIMIT
 
 router = APIRouter(prefix="/messages", tags=["agentex messages"], route_class=AgentexRoute)
 
-_JSON_BODY: dict[str, Any] = {
-    "requestBody": {"required": True, "content": {"application/json": {"schema": {}}}}
-}
+
+def _json_body(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    schema = {"type": "object", "required": required, "properties": properties}
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
+
+
+_TASK_ID = {"type": "string", "maxLength": MAX_ID_CHARS}
+_CONTENT = {"type": "object", "description": "a TaskMessageContent (text, data, tool_request, ...)"}
+_STATUS = {"type": ["string", "null"], "enum": ["IN_PROGRESS", "DONE", None]}
+_CREATED_AT = {"type": "string", "format": "date-time", "description": "from 1970 to before 9999"}
+_CREATE = _json_body(
+    {"task_id": _TASK_ID, "content": _CONTENT, "streaming_status": _STATUS, "created_at": _CREATED_AT},
+    ["task_id", "content"],
+)
+_UPDATE = _json_body(
+    {"task_id": _TASK_ID, "content": _CONTENT, "streaming_status": _STATUS}, ["task_id", "content"]
+)
+_BATCH_CREATE = _json_body(
+    {"task_id": _TASK_ID, "contents": {"type": "array", "items": _CONTENT}, "created_at": _CREATED_AT},
+    ["task_id", "contents"],
+)
+_BATCH_UPDATE = _json_body(
+    {"task_id": _TASK_ID, "updates": {"type": "object", "additionalProperties": _CONTENT}},
+    ["task_id", "updates"],
+)
 
 
 def _streaming_status(body: dict[str, Any]) -> str | None:
@@ -55,7 +83,7 @@ def _contents(body: dict[str, Any]) -> list[dict[str, Any]]:
     return [normalize_content(c, ("body", "contents", i)) for i, c in enumerate(contents)]
 
 
-@router.post("/batch", openapi_extra=_JSON_BODY, summary="Batch Create Messages")
+@router.post("/batch", openapi_extra=_BATCH_CREATE, summary="Batch Create Messages")
 async def batch_create(request: Request, store: StoreDep) -> Response:
     body, raw = await read_json_object(request)
     task_id = required_id(body, "task_id")
@@ -66,7 +94,7 @@ async def batch_create(request: Request, store: StoreDep) -> Response:
     return json_response(created)
 
 
-@router.put("/batch", openapi_extra=_JSON_BODY, summary="Batch Update Messages")
+@router.put("/batch", openapi_extra=_BATCH_UPDATE, summary="Batch Update Messages")
 async def batch_update(request: Request, store: StoreDep) -> Response:
     body, _ = await read_json_object(request)
     task_id = required_id(body, "task_id")
@@ -75,7 +103,7 @@ async def batch_update(request: Request, store: StoreDep) -> Response:
     return json_response(await store.update_messages(task_id, normalized))
 
 
-@router.post("", openapi_extra=_JSON_BODY, summary="Create Message")
+@router.post("", openapi_extra=_CREATE, summary="Create Message")
 async def create(request: Request, store: StoreDep) -> Response:
     body, raw = await read_json_object(request)
     task_id = required_id(body, "task_id")
@@ -92,7 +120,7 @@ async def create(request: Request, store: StoreDep) -> Response:
     return json_response(created[0])
 
 
-@router.put("/{message_id}", openapi_extra=_JSON_BODY, summary="Update Message")
+@router.put("/{message_id}", openapi_extra=_UPDATE, summary="Update Message")
 async def update(message_id: Id, request: Request, store: StoreDep) -> Response:
     body, _ = await read_json_object(request)
     task_id = required_id(body, "task_id")
@@ -105,7 +133,11 @@ async def update(message_id: Id, request: Request, store: StoreDep) -> Response:
     return json_response(updated)
 
 
-@router.get("", summary="List Messages")
+@router.get(
+    "",
+    summary="List Messages",
+    openapi_extra=documented_query(TASK_ID, LIMIT, PAGE_NUMBER, *ORDER, FILTERS, required=("task_id",)),
+)
 async def list_messages(request: Request, store: StoreDep) -> Response:
     task_id = query_id(request, "task_id")
     limit, offset = page(request)
@@ -122,7 +154,18 @@ async def list_messages(request: Request, store: StoreDep) -> Response:
     return json_response(rows)
 
 
-@router.get("/paginated", summary="List Messages Paginated")
+@router.get(
+    "/paginated",
+    summary="List Messages Paginated",
+    openapi_extra=documented_query(
+        TASK_ID,
+        LIMIT,
+        ("cursor", {"type": "string"}),
+        ("direction", {"type": "string", "enum": ["older", "newer"], "default": "older"}),
+        FILTERS,
+        required=("task_id",),
+    ),
+)
 async def list_paginated(request: Request, store: StoreDep) -> Response:
     task_id = query_id(request, "task_id")
     limit = query_int(request, "limit", 50, minimum=0, maximum=MAX_LIMIT) or 50

@@ -34,6 +34,28 @@ from turnwire.store.limits import check_id
 log = logging.getLogger("turnwire.server.agentex")
 
 
+RPC_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": {
+                    "type": "object",
+                    "required": ["method"],
+                    "properties": {
+                        "jsonrpc": {"type": "string", "enum": ["2.0"]},
+                        "id": {"type": ["string", "integer", "null"]},
+                        "method": {"type": "string", "enum": ["task/create", "task/cancel", "message/send"]},
+                        "params": {"type": "object"},
+                    },
+                }
+            }
+        },
+    }
+}
+"""The request body as documented in the OpenAPI document."""
+
+
 class RpcError(Exception):
     def __init__(self, code: int, message: str) -> None:
         self.code = code

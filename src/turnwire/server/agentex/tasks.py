@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from turnwire.errors import InputError
-from turnwire.server.agentex.body import Id, page, query_str
+from turnwire.server.agentex.body import LIMIT, ORDER, PAGE_NUMBER, Id, documented_query, page, query_str
 from turnwire.server.agentex.deps import StoreDep
 from turnwire.server.agentex.errors import AgentexRoute, json_response
 from turnwire.store.limits import check_no_nul
@@ -24,7 +24,17 @@ def public_task(task: dict[str, Any]) -> dict[str, Any]:
     return {**task, "params": None}
 
 
-@router.get("", summary="List Tasks")
+@router.get(
+    "",
+    summary="List Tasks",
+    openapi_extra=documented_query(
+        LIMIT,
+        PAGE_NUMBER,
+        *ORDER,
+        ("status", {"type": "string"}),
+        ("task_metadata", {"type": "string", "description": "JSON object the task's metadata contains"}),
+    ),
+)
 async def list_tasks(request: Request, store: StoreDep) -> Response:
     limit, offset = page(request)
     metadata = None
