@@ -119,7 +119,9 @@ def test_any_messages_get_a_turn_or_a_422_naming_where(
 @given(body=JSON, accept=ACCEPT)
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 def test_any_json_body_is_never_a_5xx(client: httpx.Client, body: Any, accept: str) -> None:
-    r = client.post("/invoke", content=orjson.dumps(body), headers={"accept": accept, "content-type": "application/json"})
+    r = client.post(
+        "/invoke", content=orjson.dumps(body), headers={"accept": accept, "content-type": "application/json"}
+    )
     assert r.status_code in (200, 422), (r.status_code, r.text, body)
 
 
