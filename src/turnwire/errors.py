@@ -13,9 +13,17 @@ MAX_ERROR_CHARS: Final = 2000
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
+_PRIVATE_MODULES: Final = ("sqlalchemy", "asyncpg", "sqlite3", "aiosqlite", "psycopg", "redis")
+"""Exceptions of these packages carry SQL, connection details or file paths: never shown."""
+
+
 def failure_message(exc: BaseException) -> str:
     """``"Agent run failed: <first non-empty line of the exception>"``, without stack frames or
-    control characters, at most 2000 characters; the exception's class name if it has no text."""
+    control characters, at most 2000 characters; the exception's class name if it has no text.
+    A database or Redis error says only that (its text may hold SQL, a URL or a path); the
+    runner logs the whole exception."""
+    if type(exc).__module__.split(".")[0] in _PRIVATE_MODULES:
+        return "Agent run failed: a database error (logged on the server)"
     try:
         text = str(exc)
     except Exception:  # a broken __str__ must not break the error path
