@@ -36,7 +36,7 @@ from turnwire.server.models import (
 )
 from turnwire.server.negotiation import Transport, negotiate_format, negotiate_transport
 from turnwire.server.pipeline import TurnRequest, start_turn, wants_stored_history
-from turnwire.server.streaming import stream_body, stream_response
+from turnwire.server.streaming import cancel_on_shutdown, stream_body, stream_response
 
 AI_SDK_VERSION_HEADER: Final = "x-ai-sdk-version"
 AI_SDK_VERSION_PARAMETER: Final = {
@@ -158,7 +158,8 @@ async def invoke(request: Request, app: AppContext, agent_name: str) -> Response
     )
     out_headers = turn.headers
     if transport is Transport.JSON:
-        collected = [e async for e in turn.events]
+        with cancel_on_shutdown(turn.events):  # a server shutdown answers with the turn so far
+            collected = [e async for e in turn.events]
         return _batch(fmt, collected, info, out_headers)
     if transport is Transport.NDJSON and not fmt.ndjson:
         fmt = get_format(DEFAULT_FORMAT)  # no NDJSON form: Agenta frames, as the reference does

@@ -45,7 +45,7 @@ from turnwire.server.errors import RequestError, UnknownAgent, json_response
 from turnwire.server.negotiation import Transport
 from turnwire.server.pipeline import TurnRequest, start_turn, wants_stored_history
 from turnwire.server.request_id import internal_error_message, log_failure
-from turnwire.server.streaming import stream_body, stream_response
+from turnwire.server.streaming import cancel_on_shutdown, stream_body, stream_response
 
 log = logging.getLogger("turnwire.server")
 
@@ -198,7 +198,8 @@ async def _complete(request: Request, app: AppContext) -> Response:
             turn.events, encoder, Transport.SSE, keepalive=app.settings.keepalive_interval, trailer=SSE_DONE
         )
         return stream_response(body, Transport.SSE, {**turn.headers, **STREAM_HEADERS})
-    events = [e async for e in turn.events]
+    with cancel_on_shutdown(turn.events):  # a server shutdown answers with the turn so far
+        events = [e async for e in turn.events]
     folded = fold(events, full=True)
     if folded.stop_reason == "error":
         errors = [e for e in events if isinstance(e, ErrorEvent)]

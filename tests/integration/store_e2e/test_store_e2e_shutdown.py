@@ -20,6 +20,13 @@ from store_databases import BACKENDS, fresh_database
 EXIT_WITHIN = 5.0
 
 
+def _post_batch(url: str, body: Any, out: list[Any]) -> None:
+    try:
+        out.append(httpx.post(url + "/agents/long/invoke", json=body, timeout=60))
+    except httpx.HTTPError as exc:
+        out.append(exc)
+
+
 def _read_sse(url: str, method: str, path: str, body: Any, started: threading.Event, out: list[Any]) -> None:
     """Collect the ``data:`` payloads of one SSE answer until it ends; ``"closed"`` last if it
     ended cleanly (the server finished the body), ``"cut"`` if the connection broke."""
@@ -50,6 +57,11 @@ def test_sigterm_ends_open_streams_and_exits_promptly(
         "trigger": "submit-message",
         "messages": [{"id": "u1", "role": "user", "parts": [{"type": "text", "text": "1500"}]}],
     }
+    batch = {
+        "session_id": f"{session}-b",
+        "data": {"inputs": {"messages": [{"role": "user", "content": "1500"}]}},
+    }
+    batch_answer: list[Any] = []
     chat_frames: list[Any] = []
     task_frames: list[Any] = []
     with turnwire_process(db_url, tmp_path / "home") as (url, proc):
@@ -59,7 +71,9 @@ def test_sigterm_ends_open_streams_and_exits_promptly(
                 target=_read_sse, args=(url, "POST", "/agents/long/chat", chat, chat_started, chat_frames)
             )
         ]
-        readers[0].start()
+        readers.append(threading.Thread(target=_post_batch, args=(url, batch, batch_answer)))
+        for t in readers:
+            t.start()
         assert chat_started.wait(20)
         time.sleep(0.3)  # some words streamed
         readers.append(
@@ -68,7 +82,7 @@ def test_sigterm_ends_open_streams_and_exits_promptly(
                 args=(url, "GET", f"/tasks/{session}/stream", None, task_started, task_frames),
             )
         )
-        readers[1].start()
+        readers[-1].start()
         assert task_started.wait(20) and task_frames[0]["type"] == "connected"
         sent = time.monotonic()
         proc.send_signal(signal.SIGTERM)
@@ -83,6 +97,10 @@ def test_sigterm_ends_open_streams_and_exits_promptly(
     assert chat_frames[-2] == "[DONE]" and chat_frames[-3]["type"] == "finish", chat_frames[-4:]
     said = "".join(f["delta"] for f in chat_frames[:-2] if isinstance(f, dict) and f["type"] == "text-delta")
     assert said.startswith("w0 w1 ") and len(said.split()) < 1500  # cut mid-turn, not finished
+    # The batch turn answered with what it had, stopped as cancelled.
+    (answer,) = batch_answer
+    assert isinstance(answer, httpx.Response) and answer.status_code == 200, answer
+    assert answer.json()["data"]["outputs"]["stop_reason"] == "cancelled", answer.text[:300]
     # The task stream got a last event saying why, then ended cleanly.
     assert task_frames[-1] == "closed" and task_frames[-2]["type"] == "error", task_frames[-3:]
     assert "shutting down" in task_frames[-2]["message"]

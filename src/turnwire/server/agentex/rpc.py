@@ -169,8 +169,9 @@ async def _send(
     assert recorder is not None  # the Agentex routes run only with a store
     if stream:
         return StreamingResponse(_ndjson(turn.events, recorder, rpc_id), media_type=NDJSON_MEDIA_TYPE)
-    async for _ in turn.events:
-        pass
+    with cancel_on_shutdown(turn.events):  # a server shutdown answers with the turn so far
+        async for _ in turn.events:
+            pass
     return json_response(_reply(rpc_id, recorder.finals))
 
 
