@@ -30,6 +30,7 @@ from turnwire.server.context import AppContext
 from turnwire.server.decision_claims import claim_decisions
 from turnwire.server.errors import RequestError
 from turnwire.server.models import WIRE_VERSION
+from turnwire.server.shutdown import SHUTDOWN
 from turnwire.store.errors import ConflictError
 
 TASK_ID_HEADER: Final = "x-ag-task-id"
@@ -83,7 +84,10 @@ class StartedTurn:
 
 async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
     """Start one turn. Refuses (``RequestError``) an unknown agent (404), a deleted session (409)
-    and a decision the server did not issue (409/422) before any agent code runs."""
+    and a decision the server did not issue (409/422) before any agent code runs; 503 once the
+    server is shutting down (the turn would be cancelled at once: the client should retry)."""
+    if SHUTDOWN.started:
+        raise RequestError.at(503, "the server is shutting down; retry the request", (), "shutting_down")
     agent = app.agent(request.agent_name)
     session_id = request.session_id or uuid.uuid4().hex
     history = request.messages

@@ -17,7 +17,7 @@ from sqlalchemy.dialects import postgresql
 
 from turnwire.errors import InputError, Loc
 from turnwire.formats.agentex.content import STREAMING_STATUSES
-from turnwire.store.limits import MAX_FILTER_DEPTH, MAX_FILTERS, check_no_nul
+from turnwire.store.limits import MAX_FILTER_DEPTH, MAX_FILTER_PATHS, MAX_FILTERS, check_no_nul
 
 FILTER_FIELDS: Final = frozenset(("content", "streaming_status", "exclude"))
 _UNSET: Final = object()
@@ -101,6 +101,12 @@ def parse_filters(raw: str | None) -> list[MessageFilter]:
                 raise InputError("must be an object (a partial content)", loc=(*loc, "content"), type="type")
             _flatten(content, (*loc, "content"), f.paths)
         out.append(f)
+    if sum(len(f.paths) for f in out) > MAX_FILTER_PATHS:
+        raise InputError(
+            f"at most {MAX_FILTER_PATHS} field values in all filters together",
+            loc=("query", "filters"),
+            type="too_long",
+        )
     return out
 
 

@@ -37,6 +37,9 @@ MAX_FILTERS: Final = 100
 """Most filters in one ``filters`` query value."""
 MAX_FILTER_DEPTH: Final = 32
 """Deepest nesting of a filter's partial content."""
+MAX_FILTER_PATHS: Final = 200
+"""Most path equalities in one ``filters`` value, all filters together (SQLite refuses an
+expression more than 1000 deep, and a long ``AND``/``OR`` chain is one level per term)."""
 NO_NUL: Final = "^[^\\x00]*$"
 """A regular expression matching text without NUL (for OpenAPI parameter patterns)."""
 

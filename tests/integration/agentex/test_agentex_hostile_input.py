@@ -125,6 +125,8 @@ def _deep(n: int) -> dict:
         json.dumps({"content": _deep(40)}),
         "[" * 2000 + "]" * 2000,
         json.dumps([{"content": {"type": "text"}}] * 1000),
+        json.dumps({"content": {f"k{i}": i for i in range(1000)}}),
+        json.dumps([{"content": {f"k{i}": i for i in range(10)}}] * 50),
         json.dumps({"content": {"a\u0000b": "x"}}),
         json.dumps({"content": {"type": "a\u0000b"}}),
         json.dumps({"content": {"": "x"}}),
