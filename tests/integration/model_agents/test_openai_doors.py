@@ -31,7 +31,8 @@ def sid(prefix: str) -> str:
 
 def invoke(url: str, session: str, text: str, headers: dict[str, str] | None = None) -> httpx.Response:
     body = {"session_id": session, "data": {"inputs": {"messages": [{"role": "user", "content": text}]}}}
-    return httpx.post(url + "/invoke", content=orjson.dumps(body), headers=headers or {}, timeout=20)
+    headers = {"content-type": "application/json", **(headers or {})}
+    return httpx.post(url + "/invoke", content=orjson.dumps(body), headers=headers, timeout=20)
 
 
 def test_agenta_batch_answers_with_the_tool_round_and_the_text(warm: Doors) -> None:

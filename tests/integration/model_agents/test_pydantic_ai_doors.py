@@ -30,7 +30,7 @@ def test_agenta_batch_and_frames_carry_the_tool_round(pyd_warm: Doors) -> None:
         "session_id": sid("pb"),
         "data": {"inputs": {"messages": [{"role": "user", "content": "weather in Paris"}]}},
     }
-    batch = httpx.post(pyd_warm.url + "/invoke", content=orjson.dumps(body), timeout=20).json()
+    batch = httpx.post(pyd_warm.url + "/invoke", json=body, timeout=20).json()
     assert batch["data"]["outputs"]["messages"] == [
         {
             "role": "tool",
@@ -48,7 +48,7 @@ def test_agenta_batch_and_frames_carry_the_tool_round(pyd_warm: Doors) -> None:
     response = httpx.post(
         pyd_warm.url + "/invoke",
         content=orjson.dumps(body),
-        headers={"accept": "text/event-stream"},
+        headers={"accept": "text/event-stream", "content-type": "application/json"},
         timeout=20,
     )
     frames = sse_data(response.content)
