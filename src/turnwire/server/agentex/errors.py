@@ -20,6 +20,7 @@ from turnwire.errors import InputError
 from turnwire.server.body import BodyTooLarge, UnsupportedMediaType
 from turnwire.server.request_id import REQUEST_ID_HEADER, internal_error_message, log_failure
 from turnwire.store.errors import ConflictError, IdempotencyMismatchError, NotFoundError
+from turnwire.store.limits import NO_NUL
 
 
 class AgentexError(Exception):
@@ -48,13 +49,20 @@ def _input_errors(errors: list[InputError]) -> Response:
     return json_response(error_body(status, message, [e.to_dict() for e in errors]), status)
 
 
+def _validation_message(error: dict[str, Any]) -> str:
+    """Pydantic's message, except where it would quote the id pattern instead of saying what is wrong."""
+    if (error.get("ctx") or {}).get("pattern") == NO_NUL:
+        return "must not contain NUL (\\u0000)"
+    return str(error.get("msg", ""))
+
+
 def to_response(exc: Exception, request: Request) -> Response:
     """The Agentex-shaped response for ``exc``; anything unexpected is a logged 500."""
     if isinstance(exc, InputError):
         return _input_errors([exc])
     if isinstance(exc, RequestValidationError):
         errors = [
-            InputError(str(e.get("msg", "")), loc=tuple(e.get("loc", ())), type=str(e.get("type", "")))
+            InputError(_validation_message(e), loc=tuple(e.get("loc", ())), type=str(e.get("type", "")))
             for e in exc.errors()
         ]
         return _input_errors(errors)
