@@ -14,7 +14,7 @@ from turnwire.errors import InputError
 from turnwire.framing import JSON_MEDIA_TYPE
 from turnwire.server.body import BodyTooLarge, UnsupportedMediaType
 from turnwire.server.negotiation import NotAcceptable
-from turnwire.server.request_id import REQUEST_ID_HEADER, internal_error_message, log_failure
+from turnwire.server.request_id import REQUEST_ID_HEADER, internal_error_message, log_failure, log_refusal
 
 
 class RequestError(Exception):
@@ -43,8 +43,20 @@ def json_response(body: object, status: int, headers: dict[str, str] | None = No
 
 
 def error_response(exc: Exception, request: Request | None = None) -> Response:
-    """The JSON response for one of the server's known errors; any other exception is a 500 whose
-    body says only that, with the request id it was logged under."""
+    """The JSON response for one of the server's known errors (logged at INFO with the request id);
+    any other exception is a 500 whose body says only that, with the request id it was logged under."""
+    scope = request.scope if request is not None else None
+    known = _known(exc)
+    if known is not None:
+        log_refusal(known.status_code, type(exc).__name__, scope)
+        return known
+    rid = log_failure(exc, "handling a request", scope)
+    body = {"detail": internal_error_message(rid), "request_id": rid}
+    # This may run outside the request-id middleware (the outermost 500 handler): set the header here.
+    return json_response(body, 500, {REQUEST_ID_HEADER: rid})
+
+
+def _known(exc: Exception) -> Response | None:
     if isinstance(exc, RequestError):
         return json_response({"detail": [e.to_dict() for e in exc.errors]}, exc.status)
     if isinstance(exc, InputError):
@@ -58,10 +70,7 @@ def error_response(exc: Exception, request: Request | None = None) -> Response:
         return json_response({"detail": [detail]}, 413, {"connection": "close"})
     if isinstance(exc, UnsupportedMediaType):
         return json_response({"detail": [exc.to_dict()]}, 415)
-    rid = log_failure(exc, "handling a request", request.scope if request is not None else None)
-    body = {"detail": internal_error_message(rid), "request_id": rid}
-    # This may run outside the request-id middleware (the outermost 500 handler): set the header here.
-    return json_response(body, 500, {REQUEST_ID_HEADER: rid})
+    return None
 
 
 async def _handle(request: Request, exc: Exception) -> Response:

@@ -77,5 +77,10 @@ def log_failure(exc: BaseException, what: str, scope: Scope | None = None) -> st
     return rid
 
 
+def log_refusal(status: int, why: str, scope: Scope | None = None) -> None:
+    """Log a request the server refused (a 4xx) at INFO, under the request's id."""
+    _log.info("request refused: %d %s [request_id=%s]", status, why, request_id(scope))
+
+
 def internal_error_message(rid: str) -> str:
     return f"Internal server error (logged on the server with request id {rid})"

@@ -122,3 +122,17 @@ def test_cors_allows_only_the_configured_origins() -> None:
         exposed = {h.strip() for h in simple.headers["access-control-expose-headers"].split(",")}
         assert {"x-request-id", "x-ag-session-id", "x-vercel-ai-ui-message-stream"} <= exposed
         assert set(EXPOSED_HEADERS) == exposed
+
+
+def test_a_refusal_is_logged_under_the_request_id(
+    client: httpx.Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    with caplog.at_level(logging.INFO, logger="turnwire.server"):
+        r = client.post(
+            "/invoke", content=b"{}", headers={"content-type": "text/plain", "x-request-id": "refused-1"}
+        )
+    assert r.status_code == 415 and r.headers["x-request-id"] == "refused-1"
+    lines = [rec.getMessage() for rec in caplog.records if "refused-1" in rec.getMessage()]
+    assert lines == ["request refused: 415 UnsupportedMediaType [request_id=refused-1]"]

@@ -18,7 +18,7 @@ from starlette.responses import Response
 
 from turnwire.errors import InputError
 from turnwire.server.body import BodyTooLarge, UnsupportedMediaType
-from turnwire.server.request_id import REQUEST_ID_HEADER, internal_error_message, log_failure
+from turnwire.server.request_id import REQUEST_ID_HEADER, internal_error_message, log_failure, log_refusal
 from turnwire.store.errors import ConflictError, IdempotencyMismatchError, NotFoundError
 from turnwire.store.limits import NO_NUL
 
@@ -57,7 +57,23 @@ def _validation_message(error: dict[str, Any]) -> str:
 
 
 def to_response(exc: Exception, request: Request) -> Response:
-    """The Agentex-shaped response for ``exc``; anything unexpected is a logged 500."""
+    """The Agentex-shaped response for ``exc`` (a refusal, logged at INFO with the request id);
+    anything unexpected is a logged 500."""
+    known = _known(exc)
+    if known is not None:
+        log_refusal(known.status_code, type(exc).__name__, request.scope)
+        return known
+    # The body names no exception class, SQL or driver message: only the id the log line carries.
+    rid = log_failure(exc, f"{request.method} {request.url.path}", request.scope)
+    headers = {REQUEST_ID_HEADER: rid}
+    if request.method == "POST" and "idempotency-key" not in request.headers:
+        # A create without a key may have been stored before the failure: retrying could duplicate.
+        headers["x-should-retry"] = "false"
+    body = {"message": internal_error_message(rid), "code": 500, "data": None, "request_id": rid}
+    return json_response(body, 500, headers)
+
+
+def _known(exc: Exception) -> Response | None:
     if isinstance(exc, InputError):
         return _input_errors([exc])
     if isinstance(exc, RequestValidationError):
@@ -78,14 +94,7 @@ def to_response(exc: Exception, request: Request) -> Response:
         return json_response(error_body(422, str(exc), [{"loc": ["header", "idempotency-key"]}]), 422)
     if isinstance(exc, AgentexError):
         return json_response(error_body(exc.status, exc.message, exc.data), exc.status)
-    # The body names no exception class, SQL or driver message: only the id the log line carries.
-    rid = log_failure(exc, f"{request.method} {request.url.path}", request.scope)
-    headers = {REQUEST_ID_HEADER: rid}
-    if request.method == "POST" and "idempotency-key" not in request.headers:
-        # A create without a key may have been stored before the failure: retrying could duplicate.
-        headers["x-should-retry"] = "false"
-    body = {"message": internal_error_message(rid), "code": 500, "data": None, "request_id": rid}
-    return json_response(body, 500, headers)
+    return None
 
 
 class AgentexRoute(APIRoute):
