@@ -44,7 +44,7 @@ from turnwire.server.doors import read_object, session_id
 from turnwire.server.errors import RequestError, UnknownAgent, json_response
 from turnwire.server.negotiation import Transport
 from turnwire.server.pipeline import TurnRequest, start_turn, wants_stored_history
-from turnwire.server.request_id import internal_error_message, log_failure
+from turnwire.server.request_id import internal_error_message, log_failure, log_refusal
 from turnwire.server.streaming import cancel_on_shutdown, stream_body, stream_response
 
 log = logging.getLogger("turnwire.server")
@@ -246,7 +246,15 @@ def _param(loc: tuple[str | int, ...]) -> str | None:
 
 
 def openai_error(exc: Exception) -> Response:
-    """Any failure as OpenAI's error body, with the status the SDKs map to their error classes."""
+    """Any failure as OpenAI's error body, with the status the SDKs map to their error classes;
+    a refusal is logged at INFO under the request id (a failure is logged by ``log_failure``)."""
+    response = _openai_error(exc)
+    if response.status_code < 500:
+        log_refusal(response.status_code, type(exc).__name__)
+    return response
+
+
+def _openai_error(exc: Exception) -> Response:
     if isinstance(exc, RequestError):
         first = exc.errors[0]
         status = 400 if exc.status == 422 else exc.status  # OpenAI answers a bad body with 400
