@@ -113,3 +113,30 @@ def test_sigterm_ends_open_streams_and_exits_promptly(
     assert all(m["streaming_status"] == "DONE" for m in stored), stored
     texts = [m["content"].get("content") for m in stored[1:] if m["content"]["type"] == "text"]
     assert texts and texts[0].startswith("w0 w1 ") and said.startswith(texts[0].rstrip()[:20])
+
+
+def test_sigterm_with_two_workers_ends_the_streams_of_each(tmp_path: Path) -> None:
+    """``--workers 2``: the supervisor hands SIGTERM to each worker, whose streams end at once."""
+    db_url = fresh_database("sqlite", tmp_path, None)
+    streams: list[list[Any]] = [[], []]
+    with turnwire_process(db_url, tmp_path / "home", "--workers", "2") as (url, proc):
+        started = [threading.Event(), threading.Event()]
+        readers = []
+        for i in range(2):
+            chat = {
+                "id": f"workers-{i}-{uuid.uuid4().hex}",
+                "messages": [{"id": "u1", "role": "user", "parts": [{"type": "text", "text": "1500"}]}],
+            }
+            args = (url, "POST", "/agents/long/chat", chat, started[i], streams[i])
+            readers.append(threading.Thread(target=_read_sse, args=args))
+            readers[-1].start()
+        assert all(e.wait(20) for e in started)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(30)
+        took = time.monotonic() - sent
+        for t in readers:
+            t.join(10)
+    assert took < EXIT_WITHIN, f"the server took {took:.1f} s to exit"
+    for frames in streams:
+        assert frames[-2:] == ["[DONE]", "closed"], frames[-3:]
