@@ -43,12 +43,12 @@ screenshot: system-deps venv
 	TURNWIRE_DOCS_SCREENSHOT=1 $(BIN)/python -m pytest -q tests/browser/test_page_screenshot.py
 
 test: system-deps venv node-deps
-	$(BIN)/ruff check --no-cache src tests bench
+	$(BIN)/ruff check --no-cache src tests bench examples
 	$(BIN)/python -m pytest
 
 lint: venv
-	$(BIN)/ruff check --no-cache src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check --no-cache src tests bench examples
+	$(BIN)/ruff format --check src tests bench examples
 
 bench: venv
 	$(MAKE) -C bench all
