@@ -280,3 +280,42 @@ async def _interleaved() -> AsyncIterator[Event]:
     yield MessageDelta(id="y", delta="b")
     yield MessageEnd(id="x")
     yield MessageEnd(id="y")
+
+
+async def test_every_delta_of_a_slow_message_reaches_the_store_while_it_streams(store: SqlStore) -> None:
+    """Each delta comes after the writer has gone idle (everything written): the delta itself must
+    schedule the next flush, or the store would hold the first words until the message ends."""
+    task = (await store.create_task(name="slow-deltas"))["id"]
+    step = anyio.Event()
+    words = ["one ", "two ", "three ", "four "]
+
+    async def slow() -> AsyncIterator[Event]:
+        nonlocal step
+        yield MessageStart(id="m")
+        for w in words:
+            yield MessageDelta(id="m", delta=w)
+            await step.wait()
+            step = anyio.Event()
+        yield MessageEnd(id="m")
+
+    recorder = TurnRecorder(store, task, inbound=[USER], flush_interval=0.02)
+    stream = recorder.record(slow())
+    async with anyio.create_task_group() as tg:
+
+        async def drain() -> None:
+            async for _ in stream:
+                pass
+
+        tg.start_soon(drain)
+        for n in range(1, len(words) + 1):
+            want = "".join(words[:n])
+            with anyio.fail_after(5):
+                while True:
+                    stored = await _stored(store, task)
+                    if len(stored) == 2 and stored[1]["content"]["content"] == want:
+                        break
+                    await anyio.sleep(0.01)
+            assert stored[1]["streaming_status"] == "IN_PROGRESS"
+            step.set()
+    stored = await _stored(store, task)
+    assert stored[1]["content"]["content"] == "".join(words) and stored[1]["streaming_status"] == "DONE"

@@ -5,7 +5,9 @@
 output as TaskMessages, and publishes TaskMessageUpdate frames on the task's topic. ``/invoke``,
 ``/chat`` and ``message/send`` all go through here, so they store and publish a turn identically.
 
-A streamed turn writes once per ``flush_interval`` (100 ms) at most, never per message or delta:
+A streamed turn writes once per ``flush_interval`` (100 ms, ``Settings.flush_seconds``) at most,
+never per message or delta, and at least once per interval while anything is unwritten (every
+delta schedules the next flush), so a kill loses at most the last interval of a streaming message:
 each flush is one transaction holding every pending create (a batch insert, inbound messages
 first) and every pending update (one multi-row update). A message is created at the first flush
 after it starts — one that ends before then is created once, already ``DONE``. Flushes run beside
@@ -45,33 +47,74 @@ _closing: set[asyncio.Task[None]] = set()
 
 
 def apply_delta(content: dict[str, Any], delta: dict[str, Any]) -> None:
-    """Add one TaskMessageDelta to an accumulated content (in place)."""
-    kind = delta.get("type")
-    if kind == "text":
-        content["content"] += delta.get("text_delta") or ""
-    elif kind in ("reasoning_content", "reasoning_summary"):
-        key, index_key, text_key = (
-            ("content", "content_index", "content_delta")
-            if kind == "reasoning_content"
-            else ("summary", "summary_index", "summary_delta")
-        )
-        parts = content.get(key) or []
-        index = delta.get(index_key) or 0
-        while len(parts) <= index:
-            parts.append("")
-        parts[index] += delta.get(text_key) or ""
-        content[key] = parts
+    """Add one TaskMessageDelta to an accumulated content (in place). Each call copies the text it
+    extends: for a stream of deltas use ``Accumulator``, which is linear in the message's length."""
+    acc = Accumulator(content)
+    acc.add(delta)
+    acc.settle()
+
+
+class Accumulator:
+    """A streamed content and the delta pieces not yet joined into it.
+
+    ``add`` only appends a piece to a list; ``settle`` joins the pieces into ``content`` (at a
+    flush or when the message ends), so a message of n deltas costs O(n) however long it grows —
+    ``text += delta`` on a string another object also holds copies it every time (O(n²)).
+    """
+
+    __slots__ = ("content", "pieces")
+
+    def __init__(self, content: dict[str, Any]) -> None:
+        self.content = content
+        self.pieces: dict[tuple[str, int], list[str]] = {}
+
+    def add(self, delta: dict[str, Any]) -> bool:
+        """Queue one TaskMessageDelta; ``False`` if it changes nothing this content holds."""
+        kind = delta.get("type")
+        if kind == "text":
+            key, text = ("content", -1), delta.get("text_delta")
+        elif kind == "reasoning_content":
+            key, text = ("content", delta.get("content_index") or 0), delta.get("content_delta")
+        elif kind == "reasoning_summary":
+            key, text = ("summary", delta.get("summary_index") or 0), delta.get("summary_delta")
+        else:
+            return False
+        if not text:
+            return False
+        pieces = self.pieces.get(key)
+        if pieces is None:
+            self.pieces[key] = [text]
+        else:
+            pieces.append(text)
+        return True
+
+    def settle(self) -> dict[str, Any]:
+        """Join the queued pieces into ``content``; returns it."""
+        if not self.pieces:
+            return self.content
+        content = self.content
+        for (key, index), pieces in self.pieces.items():
+            if index < 0:
+                content[key] = (content.get(key) or "") + "".join(pieces)
+                continue
+            parts = list(content.get(key) or [])
+            while len(parts) <= index:
+                parts.append("")
+            parts[index] += "".join(pieces)
+            content[key] = parts
+        self.pieces = {}
+        return content
 
 
 class _Entry:
     """An output message of a streamed turn: its record's fields, and what is not written yet."""
 
-    __slots__ = ("changes", "content", "created_at", "id", "index", "saved", "status", "stored", "updated_at")
+    __slots__ = ("acc", "changes", "created_at", "id", "index", "saved", "status", "stored", "updated_at")
 
     def __init__(self, index: int, content: dict[str, Any], status: str, stamp: int) -> None:
         self.index = index
         self.id = new_id()
-        self.content = content
+        self.acc = Accumulator(content)
         self.status = status
         self.created_at = self.updated_at = stamp
         self.stored = False
@@ -121,7 +164,7 @@ class TurnRecorder:
         self.finals: list[dict[str, Any]] = []
         self.last_frames: list[dict[str, Any]] = []
         """The TaskMessageUpdate frames of the last event (parents filled in when streamed)."""
-        self._collected: dict[int, dict[str, Any]] = {}  # batch: every output content, by index
+        self._collected: dict[int, Accumulator] = {}  # batch: every output content, by index
         self._entries: dict[int, _Entry] = {}  # streamed: open or not yet written, by index
         self._inbound_rows: list[NewRow] = []
         self._clock = 0
@@ -196,11 +239,11 @@ class TurnRecorder:
     def _collect(self, frame: dict[str, Any]) -> None:
         kind, index = frame["type"], frame["index"]
         if kind == "delta":
-            content = self._collected.get(index)
-            if content is not None:
-                apply_delta(content, frame["delta"])
+            acc = self._collected.get(index)
+            if acc is not None:
+                acc.add(frame["delta"])
         elif kind in ("start", "full"):
-            self._collected[index] = copy.deepcopy(frame["content"])
+            self._collected[index] = Accumulator(copy.deepcopy(frame["content"]))
 
     def _stamp(self) -> int:
         """A new message's ``created_at``: now, but always after the task's previous message."""
@@ -224,9 +267,12 @@ class TurnRecorder:
         kind, index = frame["type"], frame["index"]
         if kind == "delta":
             entry = self._entries.get(index)
-            if entry is not None and entry.status == IN_PROGRESS:
-                apply_delta(entry.content, frame["delta"])
+            # Every delta schedules a flush: a message that streams slower than the flush
+            # interval is still written at least every interval while it streams.
+            if entry is not None and entry.status == IN_PROGRESS and entry.acc.add(frame["delta"]):
                 entry.changes += 1
+                if self._writer is None:
+                    self._schedule()
         elif kind in ("start", "full"):
             start = kind == "start"
             content = frame["content"]
@@ -256,7 +302,7 @@ class TurnRecorder:
         entry.status = DONE
         entry.updated_at = max(now_us(), entry.updated_at + 1)
         entry.changes += 1
-        final = self._record(entry, entry.content)
+        final = self._record(entry, entry.acc.settle())
         self.finals.append(final)
         return final
 
@@ -304,7 +350,7 @@ class TurnRecorder:
                     continue
                 if entry.status == IN_PROGRESS and (entry.stored or entry.changes > 1):
                     entry.updated_at = max(now, entry.updated_at + 1)
-                text = _json(entry.content)
+                text = _json(entry.acc.settle())
                 if entry.stored:
                     changed.append(RowChange(entry.id, text, entry.status, entry.updated_at))
                 else:
@@ -348,7 +394,7 @@ class TurnRecorder:
     async def _store_batch(self) -> None:
         inbound, self.inbound = self.inbound, []
         indexes = sorted(self._collected)
-        contents = [*inbound, *(self._collected[i] for i in indexes)]
+        contents = [*inbound, *(self._collected[i].settle() for i in indexes)]
         self._collected = {}
         if not contents:
             return

@@ -119,6 +119,7 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
         app.pubsub,
         inbound=conversation.take_inbound(),
         batch=request.batch,
+        flush_interval=app.settings.flush_seconds,
         clock=conversation.clock,
     )
     task_id = conversation.task_id

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from turnwire.formats.vercel import ClientVersion
 
@@ -29,6 +29,9 @@ class Settings(BaseModel):
     redis_url: str | None = None
     """Redis for live task updates shared by every worker (``redis://host:port/db``); ``None`` =
     in-process fan-out, which serves one process."""
+    flush_seconds: float = Field(0.1, gt=0)
+    """How often a streaming turn's messages are written to the store at most — and at least, while
+    one streams: a killed process loses at most this much of a message."""
     writer_lease_seconds: float = 15.0
     """How long a server process's writer lease lasts without renewal (renewed every third of it);
     a peer on another host repairs a dead process's streams after this."""

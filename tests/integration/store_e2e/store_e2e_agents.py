@@ -34,3 +34,13 @@ async def long(ctx: TurnContext) -> AsyncIterator[Event]:
         yield MessageDelta(id="m1", delta=word(i))
         await asyncio.sleep(INTERVAL)
     yield MessageEnd(id="m1")
+
+
+async def paced(ctx: TurnContext) -> AsyncIterator[Event]:
+    """``"<words> <seconds>"``: one message, a word every ``seconds`` (slower than a flush)."""
+    count, _, pause = ctx.last_user_text().strip().partition(" ")
+    yield MessageStart(id="m1")
+    for i in range(int(count)):
+        yield MessageDelta(id="m1", delta=word(i))
+        await asyncio.sleep(float(pause))
+    yield MessageEnd(id="m1")
