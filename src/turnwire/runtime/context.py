@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from turnwire.model import Event, Message
-from turnwire.runtime.transcript import Decision, decisions, last_user_text
+from turnwire.runtime.ids import scoped_decisions
+from turnwire.runtime.transcript import Decision, last_user_text
 
 
 def new_trace_id() -> str:
@@ -35,8 +36,12 @@ class TurnContext:
         return last_user_text(self.messages)
 
     def decisions(self) -> dict[str, Decision]:
-        """Approval decisions found in the history, by tool call id (see ``history.decisions``)."""
-        return decisions(self.messages)
+        """Approval decisions found in the history, by tool call id (see ``history.decisions``).
+
+        A call the runner renamed (``call_1~2``, see ``ids``) is also found under the id the
+        agent gave it, for the newest call of that id: an agent that reuses ``call_1`` every turn
+        reads the decision about its current call, never an older one's."""
+        return scoped_decisions(self.messages)
 
 
 Agent: TypeAlias = Callable[[TurnContext], AsyncIterator[Event]]

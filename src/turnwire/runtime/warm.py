@@ -40,12 +40,12 @@ from turnwire.model import (
     ThoughtStart,
     ToolCall,
     ToolCallBlock,
-    ToolResult,
     ToolResultBlock,
     Usage,
 )
 from turnwire.runtime.approvals import ApprovalSigner
 from turnwire.runtime.context import Agent, TurnContext
+from turnwire.runtime.ids import IdScope
 from turnwire.runtime.runner import TurnRun, run_turn
 from turnwire.runtime.transcript import decisions
 
@@ -56,9 +56,10 @@ DEFAULT_IDLE_TTL: Final = 60.0
 DEFAULT_WAITING_TTL: Final = 600.0
 
 _PLAIN_EVENTS: Final = frozenset(
-    {MessageStart, MessageDelta, MessageEnd, ThoughtStart, ThoughtDelta, ThoughtEnd, ToolResult, Usage}
+    {MessageStart, MessageDelta, MessageEnd, ThoughtStart, ThoughtDelta, ThoughtEnd, Usage}
 )
-"""Event classes ``_drive`` passes on untouched: no request to sign, no call to note, not a ``Done``."""
+"""Event classes ``_drive`` passes on untouched: no id to scope, no request to sign, no call to note,
+not a ``Done``."""
 
 PoolKey = tuple[str, str]
 """(agent name, session id)."""
@@ -100,6 +101,8 @@ class Parked:
     client_tools: frozenset[str] = frozenset()
     user_input: bool = False
     expires: float = 0.0
+    scope: IdScope | None = None
+    """The agent's call id renames so far (``ids.IdScope``): its resumed events keep them."""
 
     @property
     def waiting(self) -> bool:
@@ -254,6 +257,11 @@ class WarmStarts:
         source: Any = parked.agen if parked is not None else agent(ctx)
         send: Any = ctx if parked is not None else None
         resumed = parked is not None
+        scope = parked.scope if parked is not None and parked.scope is not None else None
+        if scope is None:
+            scope = IdScope(ctx.messages)
+        else:
+            scope.refresh(ctx.messages)
         produced = False
         calls: list[str] = []
         requests: list[InteractionRequest] = []
@@ -270,9 +278,13 @@ class WarmStarts:
                         break
                     send = None
                     produced = True
-                    if event.__class__ in plain:  # most events: nothing to sign, note or park
+                    if event.__class__ in plain:  # most events: nothing to scope, sign, note or park
                         yield event
                         continue
+                    scoped = scope.apply(event)
+                    if scoped is None:
+                        continue
+                    event = scoped
                     if isinstance(event, InteractionRequest):
                         event = self.signer.sign_request(event, session)
                         requests.append(event)
@@ -286,7 +298,7 @@ class WarmStarts:
                         and key is not None
                         and asend is not None
                     ):
-                        if self._park(key, agent, source, ctx.messages, calls, requests):
+                        if self._park(key, agent, source, ctx.messages, calls, requests, scope):
                             source = None
                         return
                 if resumed and not produced:
@@ -294,6 +306,7 @@ class WarmStarts:
                     self.cold_fallbacks += 1
                     resumed = False
                     source, send = agent(ctx), None
+                    scope = IdScope(ctx.messages)
                     continue
                 return
         finally:
@@ -308,6 +321,7 @@ class WarmStarts:
         history: Sequence[Message],
         calls: list[str],
         requests: list[InteractionRequest],
+        scope: IdScope | None = None,
     ) -> bool:
         approvals: set[str] = set()
         client_tools: set[str] = set()
@@ -335,5 +349,6 @@ class WarmStarts:
             approvals=frozenset(approvals),
             client_tools=frozenset(client_tools),
             user_input=user_input,
+            scope=scope,
         )
         return self.pool.park(key, entry)

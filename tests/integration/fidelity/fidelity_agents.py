@@ -1,0 +1,45 @@
+"""Agents for the fidelity tests: the README's example (hard-coded ids), a counter and a talker."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from turnwire.model import Event, MessageDelta, MessageEnd, MessageStart, ToolCall, ToolResult
+from turnwire.runtime import TurnContext
+
+
+async def shout(ctx: TurnContext) -> AsyncIterator[Event]:
+    """The README's agent: ``call_1`` and ``m1`` every turn."""
+    text = ctx.last_user_text()
+    yield ToolCall(id="call_1", name="upper", input={"text": text})
+    yield ToolResult(id="call_1", output=text.upper())
+    yield MessageStart(id="m1")
+    for word in text.upper().split():
+        yield MessageDelta(id="m1", delta=word + " ")
+    yield MessageEnd(id="m1")
+
+
+async def twice(ctx: TurnContext) -> AsyncIterator[Event]:
+    """Reuses one call id after its result within a single turn."""
+    yield ToolCall(id="c", name="upper", input={"n": 1})
+    yield ToolResult(id="c", output="one")
+    yield ToolCall(id="c", name="upper", input={"n": 2})
+    yield ToolResult(id="c", output="two")
+    yield MessageStart(id="m1")
+    yield MessageDelta(id="m1", delta="after")
+    yield MessageEnd(id="m1")
+
+
+PAUSE = 0.05
+
+
+async def counter(ctx: TurnContext) -> AsyncIterator[Event]:
+    """``count to N``: ``1 2 … N`` in one message, a number every ``PAUSE`` seconds."""
+    words = ctx.last_user_text().split()
+    n = int(words[-1]) if words and words[-1].isdigit() else 10
+    yield MessageStart(id="m1")
+    for i in range(1, n + 1):
+        yield MessageDelta(id="m1", delta=f"{i} ")
+        await asyncio.sleep(PAUSE)
+    yield MessageEnd(id="m1")
