@@ -115,7 +115,7 @@ def fold(events: Iterable[Event], *, stop_reason: str | None = None, full: bool 
             if parts is not None:
                 block_of.pop(e.id).text = "".join(parts)
         elif cls is result_cls:
-            append(Message("tool", [ToolResultBlock(e.id, e.name, e.output, e.is_error)]))
+            append(Message("tool", [ToolResultBlock(e.id, e.name, e.result_output, e.is_error)]))
         elif cls is done_cls:
             event_stop = e.stop_reason
         elif cls is request_cls:

@@ -108,6 +108,8 @@ class ReasoningBlock:
 
     text: str = ""
     summary: list[str] | None = None
+    id: str | None = None
+    """The reasoning part's id on wires that keep one (a UIMessage ``reasoning`` part)."""
     type: ClassVar[str] = "reasoning"
 
 
@@ -283,6 +285,16 @@ class ToolResult:
     render: Any = None
     name: str | None = None
     type: ClassVar[str] = "tool_result"
+
+    @property
+    def result_output(self) -> Any:
+        """THE output of the result, on every wire and in every history: the structured ``data``
+        when the agent gave one and the result is a success, else ``output`` (an error's or a
+        denial's text stays the text). Wires with a second field (Agenta's ``data``) also carry
+        ``data`` as given; whatever assembles a message from a result uses this."""
+        if self.data is not None and not self.is_error and not self.denied:
+            return self.data
+        return self.output
 
 
 @dataclass(slots=True)

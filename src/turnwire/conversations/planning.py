@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from turnwire.formats.agentex import content_to_message, render_message
+from turnwire.formats.agentex.annotations import annotated
 from turnwire.model import Message, Role, ToolCallBlock
 
 REWIND: Final = "turnwire.rewind"
@@ -133,7 +134,8 @@ def plan_inbound(stored: Sequence[dict[str, Any]], inbound: Sequence[Message]) -
     roles: list[str] = []
     for msg in inbound:
         for content in render_message(msg):
-            units.append(content)
+            # The client's own message id is kept, so its messages read back under their ids.
+            units.append(annotated(content, message_id=msg.id) if msg.id else content)
             roles.append(msg.role)
     s, n = _anchors(stored), _anchors(units)
     k = 0

@@ -33,7 +33,10 @@ import orjson
 
 from turnwire.conversations.pubsub import PubSub
 from turnwire.formats.agentex import TaskUpdateEncoder
-from turnwire.model import Event
+from turnwire.formats.agentex.annotations import KEY as ANNOTATION
+from turnwire.formats.agentex.annotations import annotated, public_record
+from turnwire.formats.agentex.messages import wraps_data
+from turnwire.model import DataBlock, DataEvent, Done, Event, Thought, ThoughtStart, Usage
 from turnwire.runtime.runner import EventRun
 from turnwire.store.base import NewRow, RowChange, Store
 from turnwire.store.clock import MS, new_id, now_us, to_iso
@@ -109,12 +112,26 @@ class Accumulator:
 class _Entry:
     """An output message of a streamed turn: its record's fields, and what is not written yet."""
 
-    __slots__ = ("acc", "changes", "created_at", "id", "index", "saved", "status", "stored", "updated_at")
+    __slots__ = (
+        "acc",
+        "changes",
+        "created_at",
+        "id",
+        "index",
+        "note",
+        "saved",
+        "status",
+        "stored",
+        "updated_at",
+    )
 
-    def __init__(self, index: int, content: dict[str, Any], status: str, stamp: int) -> None:
+    def __init__(
+        self, index: int, content: dict[str, Any], status: str, stamp: int, note: dict[str, Any]
+    ) -> None:
         self.index = index
         self.id = new_id()
         self.acc = Accumulator(content)
+        self.note = note  # the stored content's annotation (``formats.agentex.annotations``)
         self.status = status
         self.created_at = self.updated_at = stamp
         self.stored = False
@@ -153,6 +170,8 @@ class TurnRecorder:
         batch: bool = False,
         flush_interval: float = FLUSH_INTERVAL,
         clock: int | None = None,
+        message_id: str | None = None,
+        turn_id: str | None = None,
     ) -> None:
         self.store = store
         self.task_id = task_id
@@ -173,6 +192,14 @@ class TurnRecorder:
         self._writer: asyncio.Task[None] | None = None
         self._sleeping = self._closed = self._failing = False
         self._last_flush = time.monotonic()
+        self._note: dict[str, Any] = {"message_id": message_id, "turn": turn_id}
+        self._note = {k: v for k, v in self._note.items() if v is not None}
+        self._event_note: dict[str, Any] = self._note
+        self._thoughts = 0
+        self._last: _Entry | None = None
+        self._batch_notes: dict[int, dict[str, Any]] = {}
+        self.usage: dict[str, Any] | None = None
+        self.stop_reason: str | None = None
 
     def record(self, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
         """``events``, unchanged and undelayed: the writes described above run beside them.
@@ -223,6 +250,8 @@ class TurnRecorder:
         """One event of the turn: its TaskMessageUpdate frames, tracked for the store."""
         frames = self.encoder.encode(event)
         self.last_frames = frames
+        if not frames or frames[0]["type"] != "delta":
+            self._event_note = self._note_for(event)
         keep = self._collect if self.batch else self._track
         for frame in frames:
             keep(frame)
@@ -236,6 +265,49 @@ class TurnRecorder:
         closing.add_done_callback(_closing.discard)
         await asyncio.shield(closing)
 
+    def _note_for(self, event: Event) -> dict[str, Any]:
+        """The annotation of the content(s) ``event`` starts; also notes usage and stop reason.
+        A recorder told neither message nor turn (a library caller's) annotates nothing."""
+        cls = event.__class__
+        if not self._note:
+            return self._note
+        if cls is ThoughtStart:
+            return {**self._note, "part_id": event.id}  # type: ignore[union-attr]
+        if cls is Thought:
+            # The UI Message Stream's id for a one-piece thought (``UIStreamEncoder._thought``).
+            self._thoughts += 1
+            return {**self._note, "part_id": f"reasoning-{self._thoughts}"}
+        if cls is DataEvent:
+            extra: dict[str, Any] = {}
+            if wraps_data(DataBlock(event.data, event.name)):  # type: ignore[union-attr]
+                extra["wrapped"] = True
+            if event.transient:  # type: ignore[union-attr]
+                extra["transient"] = True
+            return {**self._note, **extra} if extra else self._note
+        if cls is Usage:
+            usage = {k: getattr(event, k) for k in ("input", "output", "total", "cost")}
+            self.usage = {k: v for k, v in usage.items() if v is not None} or None
+        elif cls is Done and event.stop_reason is not None:  # type: ignore[union-attr]
+            self.stop_reason = event.stop_reason  # type: ignore[union-attr]
+        return self._note
+
+    def _turn_end(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.usage:
+            out["usage"] = self.usage
+        if self.stop_reason is not None:
+            out["stop_reason"] = self.stop_reason
+        return out
+
+    def _note_turn_end(self) -> None:
+        """Usage and stop reason go on the turn's last content (written again if it already was)."""
+        last, end = self._last, self._turn_end()
+        if last is None or not end or not self._note:
+            return
+        last.note = {**last.note, **end}
+        last.changes += 1
+        self._entries.setdefault(last.index, last)
+
     def _collect(self, frame: dict[str, Any]) -> None:
         kind, index = frame["type"], frame["index"]
         if kind == "delta":
@@ -244,6 +316,7 @@ class TurnRecorder:
                 acc.add(frame["delta"])
         elif kind in ("start", "full"):
             self._collected[index] = Accumulator(copy.deepcopy(frame["content"]))
+            self._batch_notes[index] = self._event_note
 
     def _stamp(self) -> int:
         """A new message's ``created_at``: now, but always after the task's previous message."""
@@ -281,8 +354,10 @@ class TurnRecorder:
                 copy.deepcopy(content) if start else content,
                 IN_PROGRESS if start else DONE,
                 self._stamp(),
+                self._event_note,
             )
             self._entries[index] = entry
+            self._last = entry
             record = self._record(entry, content)
             self.encoder.bind(index, record)
             frame["parent_task_message"] = record
@@ -350,7 +425,7 @@ class TurnRecorder:
                     continue
                 if entry.status == IN_PROGRESS and (entry.stored or entry.changes > 1):
                     entry.updated_at = max(now, entry.updated_at + 1)
-                text = _json(entry.acc.settle())
+                text = _json_noted(entry.acc.settle(), entry.note)
                 if entry.stored:
                     changed.append(RowChange(entry.id, text, entry.status, entry.updated_at))
                 else:
@@ -380,6 +455,7 @@ class TurnRecorder:
         if self._writer is not None and self._sleeping:
             self._writer.cancel()
         cut = [(e.index, self._close(e)) for e in self._entries.values() if e.status == IN_PROGRESS]
+        self._note_turn_end()
         try:
             await self.flush()
         except Exception:
@@ -394,12 +470,18 @@ class TurnRecorder:
     async def _store_batch(self) -> None:
         inbound, self.inbound = self.inbound, []
         indexes = sorted(self._collected)
-        contents = [*inbound, *(self._collected[i].settle() for i in indexes)]
+        notes = [dict(self._batch_notes.get(i) or {}) for i in indexes]
+        if notes:
+            notes[-1].update(self._turn_end())
+        outputs_in = [
+            annotated(self._collected[i].settle(), **note) for i, note in zip(indexes, notes, strict=True)
+        ]
+        contents = [*inbound, *outputs_in]
         self._collected = {}
         if not contents:
             return
         stored = await self.store.create_messages(self.task_id, contents, streaming_status=DONE)
-        outputs = stored[len(inbound) :]
+        outputs = [public_record(r) for r in stored[len(inbound) :]]
         self.finals.extend(outputs)
         if self.pubsub is not None:
             for index, record in zip(indexes, outputs, strict=True):
@@ -465,3 +547,7 @@ class RecordedRun:
 
 def _json(content: dict[str, Any]) -> str:
     return orjson.dumps(content).decode()
+
+
+def _json_noted(content: dict[str, Any], note: dict[str, Any]) -> str:
+    return orjson.dumps({**content, ANNOTATION: note} if note else content).decode()

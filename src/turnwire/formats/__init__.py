@@ -12,7 +12,7 @@ import importlib
 import pkgutil
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from turnwire.errors import UnknownFormatError, failure_message
 from turnwire.model import Event, InteractionRequest, Message, Role, ToolCallBlock, Turn
@@ -95,6 +95,21 @@ class WireFormat:
         return self.render_turn is not None and self.stream_encoder is not None
 
 
+NOTE_KEY: Final = "turnwire"
+"""``Message.metadata[NOTE_KEY]`` on a stored conversation's messages (``render_conversation``):
+``message_id`` (the message the content is part of, when the store knows it), ``turn`` (the
+trace id of the turn that wrote it), ``session``, ``usage``. For adapters that show messages and
+turns as their client assembled them; never rendered as it is."""
+
+
+def without_note(metadata: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``metadata`` without the conversation note (``None`` when nothing else is left)."""
+    if not metadata or NOTE_KEY not in metadata:
+        return metadata
+    rest = {k: v for k, v in metadata.items() if k != NOTE_KEY}
+    return rest or None
+
+
 def join_answers(messages: Sequence[Message], roles: frozenset[str]) -> list[Message]:
     """Consecutive messages whose roles are in ``roles`` become one assistant message: one answer,
     however many turns and stored contents it took. A tool message holding only calls is the
@@ -108,7 +123,7 @@ def join_answers(messages: Sequence[Message], roles: frozenset[str]) -> list[Mes
             out[-1].content.extend(msg.content)
             out[-1].role = Role.ASSISTANT
         else:
-            out.append(Message(role, list(msg.content), id=msg.id, metadata=msg.metadata))
+            out.append(Message(role, list(msg.content), id=msg.id, metadata=without_note(msg.metadata)))
     return out
 
 

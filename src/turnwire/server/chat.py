@@ -97,11 +97,10 @@ async def chat(request: Request, app: AppContext, agent_name: str) -> Response:
             loc=_MESSAGES_LOC,
             from_store=wants_stored_history(request, body),
             regenerate=trigger == REGENERATE,
+            message_id=message_id,
         ),
     )
-    info = TurnInfo(
-        turn.session_id, turn.trace_id, message_id or f"msg-{turn.trace_id}", turn.history, version
-    )
+    info = TurnInfo(turn.session_id, turn.trace_id, turn.message_id, turn.history, version)
     assert VERCEL.stream_encoder is not None
     body_iter = stream_body(
         turn.events,

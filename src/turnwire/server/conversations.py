@@ -18,10 +18,11 @@ from starlette.responses import Response
 from turnwire.conversations.planning import INTERRUPTED, marker_type
 from turnwire.conversations.stored import stored_conversation
 from turnwire.errors import InputError
-from turnwire.formats import get_format, names
+from turnwire.formats import NOTE_KEY, get_format, names
 from turnwire.formats.agentex import content_to_message
+from turnwire.formats.agentex.annotations import annotation, public_record
 from turnwire.interactions import pending_approvals
-from turnwire.model import DataBlock, InteractionRequest, Message, Role
+from turnwire.model import DataBlock, InteractionRequest, Message, ResourceBlock, Role
 from turnwire.server.agentex.body import Id
 from turnwire.server.agentex.deps import StoreDep
 from turnwire.server.agentex.errors import AgentexRoute, json_response
@@ -52,34 +53,52 @@ def _format(request: Request) -> str:
     return value
 
 
-def _message(record: dict[str, Any]) -> Message | InteractionRequest:
+_SKIPPED_DATA: Final = frozenset(("error",))
+"""Stored data contents no client keeps as a part: an error is the stream's report, not content."""
+
+
+def _message(record: dict[str, Any], session_id: str) -> Message | InteractionRequest | None:
     content = record["content"]
     if marker_type(content) == INTERRUPTED:
         return Message(Role.ASSISTANT, [DataBlock(content["data"], INTERRUPTED_PART)], id=record["id"])
+    note = annotation(content)
     data = content.get("data") if content.get("type") == "data" else None
-    if (
-        isinstance(data, dict)
-        and data.get("type") == "interaction_request"
-        and isinstance(data.get("id"), str)
-    ):
-        return InteractionRequest(data["id"], str(data.get("kind") or ""), data.get("payload"))
-    return content_to_message(content, record["id"])
+    if isinstance(data, dict) and not note.get("wrapped"):
+        kind = data.get("type")
+        if kind == "interaction_request" and isinstance(data.get("id"), str):
+            return InteractionRequest(data["id"], str(data.get("kind") or ""), data.get("payload"))
+        if kind in _SKIPPED_DATA or note.get("transient"):
+            return None
+    message = content_to_message(content, record["id"])
+    if isinstance(data, dict) and data.get("type") == "file" and isinstance(data.get("url"), str):
+        message.content = [ResourceBlock(uri=data["url"], mime_type=data.get("media_type"))]
+    if note:
+        # Which message and turn it is part of, for formats that show them (Vercel: messages as
+        # the client assembled them, steps, message metadata).
+        kept = {k: note[k] for k in ("message_id", "turn", "usage") if k in note}
+        if "turn" in note:
+            kept["session"] = session_id
+        message.metadata = {**(message.metadata or {}), NOTE_KEY: kept}
+    return message
 
 
-def render_conversation(records: Sequence[dict[str, Any]], fmt: str) -> list[dict[str, Any]]:
+def render_conversation(
+    records: Sequence[dict[str, Any]], fmt: str, session_id: str = ""
+) -> list[dict[str, Any]]:
     """Stored TaskMessages (rewinds applied) -> the conversation in ``fmt``, as its adapter says a
     client of that format holds it. A call already answered has left its request behind, so only
-    open approvals are passed on."""
+    open approvals are passed on. Messages a turn wrote carry ``metadata[NOTE_KEY]`` (its turn,
+    the session ``session_id``, its usage) for the adapter; annotations stay out of the stored form."""
     adapter = get_format(fmt)
     if adapter.stored:
-        return list(records)
+        return [public_record(r) for r in records]
     msgs: list[Message] = []
     requests: list[InteractionRequest] = []
     for record in records:
-        item = _message(record)
+        item = _message(record, session_id)
         if isinstance(item, Message):
             msgs.append(item)
-        else:
+        elif item is not None:
             requests.append(item)
     if adapter.render_conversation is None:
         return adapter.render_messages(msgs)
@@ -90,7 +109,8 @@ async def _answer(request: Request, store: Store, key: str) -> Response:
     fmt = _format(request)
     task = await find_task(store, key)
     records = await stored_conversation(store, task["id"])
-    body = {"task_id": task["id"], "format": fmt, "messages": render_conversation(records, fmt)}
+    messages = render_conversation(records, fmt, task.get("name") or task["id"])
+    body = {"task_id": task["id"], "format": fmt, "messages": messages}
     return json_response(body)
 
 

@@ -147,12 +147,13 @@ async def invoke(request: Request, app: AppContext, agent_name: str) -> Response
             parameters=parameters,
             from_store=wants_stored_history(request),
             batch=transport is Transport.JSON,
+            message_id=fmt.continuation_id(raw_messages),
         ),
     )
     info = TurnInfo(
         session_id=turn.session_id,
         trace_id=turn.trace_id,
-        message_id=fmt.continuation_id(raw_messages) or f"msg-{turn.trace_id}",
+        message_id=turn.message_id,
         history=turn.history,
         client_version=version,
     )

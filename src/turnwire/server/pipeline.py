@@ -56,6 +56,9 @@ class TurnRequest:
     """The answer goes out when the turn is over: the recording is written in one transaction."""
     task: dict[str, Any] | None = None
     """The task, when the door already names it (Agentex)."""
+    message_id: str | None = None
+    """The id of the answer's assistant message when the client names it (a continuation keeps the
+    message it continues); ``None``: ``msg-<trace id>``."""
 
 
 @dataclass(slots=True)
@@ -68,6 +71,8 @@ class StartedTurn:
     trace_id: str
     task_id: str | None = None
     recorder: TurnRecorder | None = None
+    message_id: str = ""
+    """The answer's assistant message id: what a stream announces and the store keeps."""
 
     @property
     def headers(self) -> dict[str, str]:
@@ -107,12 +112,13 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
     if request.regenerate:
         warm.forget(request.agent_name, scope)
     trace_id = uuid.uuid4().hex
+    message_id = request.message_id or f"msg-{trace_id}"
     ctx = TurnContext(
         messages=history, session_id=session_id, parameters=request.parameters, trace_id=trace_id
     )
     events: EventRun = warm.start(request.agent_name, agent, ctx, session_key=scope)
     if conversation is None or app.store is None:
-        return StartedTurn(events, history, session_id, trace_id)
+        return StartedTurn(events, history, session_id, trace_id, message_id=message_id)
     recorder = TurnRecorder(
         app.store,
         conversation.task_id,
@@ -121,12 +127,14 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
         batch=request.batch,
         flush_interval=app.settings.flush_seconds,
         clock=conversation.clock,
+        message_id=message_id,
+        turn_id=trace_id,
     )
     task_id = conversation.task_id
     recorded: EventRun = recorder.record(events)  # type: ignore[assignment]
     if claimed is not None:
         recorded = claimed.settling(recorded, app.store, task_id)
-    return StartedTurn(recorded, history, session_id, trace_id, task_id, recorder)
+    return StartedTurn(recorded, history, session_id, trace_id, task_id, recorder, message_id=message_id)
 
 
 async def _open_conversation(app: AppContext, request: TurnRequest, session_id: str) -> Conversation | None:

@@ -18,7 +18,7 @@ from services import serve_app
 from turnwire.server import Settings, create_app
 
 TEXT = "tell me everything about the three little pigs"
-VOLATILE = {"id", "task_id", "created_at", "updated_at"}
+VOLATILE = {"id", "task_id", "created_at", "updated_at", "traceId", "sessionId"}
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from typing import Any, Final
 import orjson
 
 from turnwire.errors import InputError
+from turnwire.formats.agentex.annotations import annotation
 from turnwire.formats.agentex.content import normalize_content
 from turnwire.model import (
     UNSET,
@@ -153,7 +154,7 @@ def _reasoning_content(b: ReasoningBlock, author: str, meta: dict[str, Any]) -> 
 def _data_content(b: DataBlock, author: str, meta: dict[str, Any]) -> dict[str, Any]:
     out = _base("data", author, meta)
     # DataContent.data must be an object and has no name: wrap rather than drop anything.
-    out["data"] = b.data if isinstance(b.data, dict) and b.name is None else {"name": b.name, "value": b.data}
+    out["data"] = {"name": b.name, "value": b.data} if wraps_data(b) else b.data
     return out
 
 
@@ -201,7 +202,10 @@ _RENDER_BY_BLOCK: Final = {cls: render for cls, _, render in CONTENT_BLOCKS.valu
 
 
 def content_to_message(content: dict[str, Any], id: str | None = None) -> Message:
-    """One normalised content -> one canonical message (see ``normalize_content``)."""
+    """One normalised content -> one canonical message (see ``normalize_content``).
+
+    A stored content's annotation (``annotations``) gives the message's id (else ``id``), a
+    reasoning block's id and a data block's name."""
     meta: dict[str, Any] = {}
     if content["style"] != "static":
         meta["style"] = content["style"]
@@ -209,7 +213,24 @@ def content_to_message(content: dict[str, Any], id: str | None = None) -> Messag
     if content["author"] != _default_author(role):
         meta["author"] = content["author"]
     blocks = CONTENT_BLOCKS[content["type"]][1](content, meta)
+    note = annotation(content)
+    if note:
+        id = note.get("message_id") or id
+        _apply_annotation(blocks, note)
     return Message(role, blocks, id=id, metadata={META_KEY: meta} if meta else None)
+
+
+def _apply_annotation(blocks: list[Block], note: dict[str, Any]) -> None:
+    block = blocks[0]
+    if isinstance(block, ReasoningBlock):
+        block.id = note.get("part_id")
+    elif isinstance(block, DataBlock) and note.get("wrapped") and isinstance(block.data, dict):
+        block.name, block.data = block.data.get("name"), block.data.get("value")
+
+
+def wraps_data(block: DataBlock) -> bool:
+    """Whether ``block``'s DataContent wraps it as ``{name, value}`` (annotate it ``wrapped``)."""
+    return not (isinstance(block.data, dict) and block.name is None)
 
 
 def parse_messages(data: Any) -> list[Message]:

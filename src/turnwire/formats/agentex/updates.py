@@ -102,7 +102,7 @@ def event_content(event: m.Event) -> dict[str, Any] | None:
     if isinstance(event, m.ToolCall):
         block: m.Block = m.ToolCallBlock(event.id, event.name, event.arguments)
     elif isinstance(event, m.ToolResult):
-        block = m.ToolResultBlock(event.id, event.name, event.output, event.is_error)
+        block = m.ToolResultBlock(event.id, event.name, event.result_output, event.is_error)
     elif isinstance(event, m.DataEvent):
         block = m.DataBlock(event.data, event.name)
     elif isinstance(event, m.FileEvent):

@@ -9,20 +9,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from turnwire.formats import TurnInfo, VersionOption, WireFormat, join_answers
+from turnwire.formats import TurnInfo, VersionOption, WireFormat
+from turnwire.formats.vercel.conversation import render_conversation
 from turnwire.formats.vercel.error_chunks import NO_OUTPUT_TEXT
 from turnwire.formats.vercel.finish_reason import FINISH_REASONS, finish_reason
 from turnwire.formats.vercel.headers import BATCH_HEADERS, STREAM_HEADERS
 from turnwire.formats.vercel.inbound import continuation_id, parse_messages
-from turnwire.formats.vercel.outbound import render_messages, render_outputs
+from turnwire.formats.vercel.outbound import render_messages, render_outputs, with_steps
 from turnwire.formats.vercel.sse import encode_sse, stream_sse
 from turnwire.formats.vercel.stream import UIStreamEncoder
 from turnwire.formats.vercel.versions import ClientVersion
 from turnwire.framing import SSE_DONE
-from turnwire.model import InteractionRequest, Message, ToolCallBlock, Turn
+from turnwire.model import InteractionRequest, ToolCallBlock, Turn
 
 
 def stream_encoder(info: TurnInfo) -> UIStreamEncoder:
@@ -36,13 +37,6 @@ def stream_encoder(info: TurnInfo) -> UIStreamEncoder:
         known_tool_call_ids=known,
         trace_id=info.trace_id,
     )
-
-
-def render_conversation(messages: Sequence[Message], approvals: Mapping[str, str]) -> list[dict[str, Any]]:
-    """What a ``useChat`` page holds after those turns: one assistant UIMessage per answer (however
-    many turns an approval split it into), calls still waiting in ``approval-requested``."""
-    answers = join_answers(messages, frozenset(("assistant", "tool")))
-    return render_messages(answers, approvals=dict(approvals))
 
 
 def render_turn(turn: Turn, pending: Sequence[InteractionRequest], info: TurnInfo) -> dict[str, Any]:
@@ -89,4 +83,5 @@ __all__ = [
     "render_turn",
     "stream_encoder",
     "stream_sse",
+    "with_steps",
 ]

@@ -157,7 +157,12 @@ def _part(part: dict[str, Any], kind: str, out: list[Block], loc: tuple[str | in
         _tool(part, kind[5:] or None, None, out, loc)
     elif kind == "reasoning":
         text = part.get("text")
-        out.append(ReasoningBlock(text if isinstance(text, str) else ""))
+        part_id = part.get("id")
+        out.append(
+            ReasoningBlock(
+                text if isinstance(text, str) else "", id=part_id if isinstance(part_id, str) else None
+            )
+        )
     elif kind.startswith("data-"):
         out.append(DataBlock(data=part.get("data"), name=kind[5:] or None))
     else:

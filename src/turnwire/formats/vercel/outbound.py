@@ -8,7 +8,7 @@ message before them; a call and its result(s) become ONE tool part whose ``state
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Final
 
 from turnwire.formats.vercel import tool_states
@@ -17,6 +17,7 @@ from turnwire.interactions import pending_approvals, render_pending
 from turnwire.model import (
     UNSET,
     AttachmentBlock,
+    Block,
     DataBlock,
     ImageBlock,
     InteractionRequest,
@@ -40,8 +41,10 @@ ROLES: Final[dict[str, str]] = {
 
 TOOL_ROLES: Final = frozenset({"tool", "function"})
 
-KEPT_UNKNOWN_PARTS: Final = frozenset({"source-url", "source-document"})
-"""Part types every AI SDK version knows that the canonical model keeps only as ``UnknownBlock``."""
+KEPT_UNKNOWN_PARTS: Final = frozenset({"source-url", "source-document", "step-start"})
+"""Part types every AI SDK version knows that the canonical model keeps only as ``UnknownBlock``
+(``step-start``: put in by ``with_steps``)."""
+STEP_START: Final = {"type": "step-start"}
 
 DEFAULT_MEDIA_TYPE: Final = "application/octet-stream"
 
@@ -117,7 +120,10 @@ def _render_blocks(msg: Message, parts: list[dict[str, Any]], tool_parts: dict[s
             _tool_result(block, parts, tool_parts)
         elif isinstance(block, ReasoningBlock):
             text = block.text or "\n".join(block.summary or ())
-            parts.append({"type": "reasoning", "text": text})
+            reasoning = {"type": "reasoning", "text": text}
+            if block.id:
+                reasoning["id"] = block.id  # ai 7 keeps the stream's reasoning id on the part
+            parts.append(reasoning)
         elif isinstance(block, DataBlock):
             parts.append({"type": f"data-{block.name or 'data'}", "data": block.data})
         elif isinstance(block, ImageBlock | ResourceBlock):
@@ -228,3 +234,32 @@ def render_outputs(
     if request is not None:
         outputs["pending_interaction"] = render_pending(request)
     return outputs
+
+
+_MODEL_OUTPUT: Final = (TextBlock, ReasoningBlock, ToolCallBlock)
+
+
+def with_steps(blocks: Sequence[Block], earlier_calls: Collection[str] = ()) -> list[Block]:
+    """One turn's blocks with its ``step-start`` parts where the UI Message Stream put them.
+
+    The stream's rule (``UIStreamEncoder``): a step opens before the turn's first block that is
+    not a result for a call of an earlier turn (``earlier_calls``: a call answered after an
+    approval), and a new one opens before model output (text, reasoning, a call) that follows a
+    tool result inside a step.
+    """
+    out: list[Block] = []
+    step_open = after_output = False
+    for block in blocks:
+        if not step_open:
+            if isinstance(block, ToolResultBlock) and block.id in earlier_calls:
+                out.append(block)
+                continue
+            out.append(UnknownBlock(dict(STEP_START)))
+            step_open = True
+        elif after_output and isinstance(block, _MODEL_OUTPUT):
+            out.append(UnknownBlock(dict(STEP_START)))
+            after_output = False
+        if isinstance(block, ToolResultBlock):
+            after_output = True
+        out.append(block)
+    return out

@@ -320,7 +320,7 @@ class UIStreamEncoder:
             text = tool_states.error_text(event.output)
             chunk = {"type": "tool-output-error", "toolCallId": call_id, "errorText": text}
         else:
-            output = event.data if event.data is not None else event.output
+            output = event.result_output
             chunk = {
                 "type": "tool-output-available",
                 "toolCallId": call_id,

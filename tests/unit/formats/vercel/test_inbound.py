@@ -238,7 +238,7 @@ def test_approval_request_and_step_start_parts_are_dropped() -> None:
 
 def test_reasoning_becomes_reasoning_block_and_data_part_a_named_data_block() -> None:
     got = blocks({"type": "reasoning", "text": "hmm", "id": "r1"}, {"type": "data-weather", "data": {"t": 1}})
-    assert got == [ReasoningBlock("hmm"), DataBlock(data={"t": 1}, name="weather")]
+    assert got == [ReasoningBlock("hmm", id="r1"), DataBlock(data={"t": 1}, name="weather")]
 
 
 def test_source_parts_and_unknown_part_types_are_kept_raw() -> None:

@@ -1,0 +1,102 @@
+// A chat page that reloads shows the very conversation the user saw: the real ai 7.0.173 chat
+// client (AbstractChat + DefaultChatTransport) against a live turnwire server with a store at
+// SERVER_URL. After a weather turn, an approved `delete notes.txt` and a plain turn, the client's
+// messages equal GET /tasks/<chat id>/messages?format=vercel, byte for byte (keys sorted) once the
+// streaming states of text and reasoning parts are removed.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { AbstractChat, DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
+
+const SERVER_URL = process.env.SERVER_URL;
+if (!SERVER_URL) throw new Error('SERVER_URL is not set: run this through tests/conformance/test_reload_node.py');
+
+class TestState {
+  constructor() {
+    this.status = 'ready';
+    this.error = undefined;
+    this.messages = [];
+    this.snapshot = (thing) => structuredClone(thing);
+  }
+  pushMessage = (message) => { this.messages = this.messages.concat(message); };
+  popMessage = () => { this.messages = this.messages.slice(0, -1); };
+  replaceMessage = (index, message) => {
+    this.messages = [...this.messages.slice(0, index), message, ...this.messages.slice(index + 1)];
+  };
+}
+
+class TestChat extends AbstractChat {
+  constructor(init) {
+    const state = new TestState();
+    super({ ...init, state });
+  }
+}
+
+function newChat(id, extra = {}) {
+  return new TestChat({
+    id,
+    transport: new DefaultChatTransport({ api: SERVER_URL + '/chat' }),
+    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    ...extra,
+  });
+}
+
+async function settled(chat, predicate = () => true, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = chat.status;
+    if ((status === 'ready' || status === 'error') && predicate()) return status;
+    if (Date.now() > deadline) throw new Error(`chat still ${status} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** JSON with every object's keys sorted: the bytes of a value, whatever order its keys were set in. */
+function canonical(value) {
+  return JSON.stringify(value, (key, v) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]]))
+      : v);
+}
+
+/** The messages without streaming states: `state` of text and reasoning parts. */
+function withoutStreamingStates(messages) {
+  return messages.map((m) => ({
+    ...m,
+    parts: m.parts.map((p) => {
+      if (p.type !== 'text' && p.type !== 'reasoning') return p;
+      const { state, ...rest } = p;
+      return rest;
+    }),
+  }));
+}
+
+async function stored(chatId) {
+  const response = await fetch(`${SERVER_URL}/tasks/${chatId}/messages?format=vercel`);
+  assert.equal(response.status, 200);
+  return (await response.json()).messages;
+}
+
+test('a reloaded chat equals what the client assembled', async () => {
+  const chat = newChat(`reload-${Date.now()}`);
+  await chat.sendMessage({ text: 'weather in Oslo' });
+  assert.equal(await settled(chat), 'ready', String(chat.error));
+
+  await chat.sendMessage({ text: 'delete notes.txt' });
+  assert.equal(await settled(chat), 'ready', String(chat.error));
+  const gated = chat.messages[3].parts.find((p) => p.type === 'tool-delete_file');
+  assert.equal(gated.state, 'approval-requested');
+  await chat.addToolApprovalResponse({ id: gated.approval.id, approved: true });
+  assert.equal(
+    await settled(chat, () => chat.messages[3].parts.some((p) => p.type === 'tool-delete_file' && p.state === 'output-available')
+      && chat.messages[3].parts.at(-1).type === 'text'),
+    'ready', String(chat.error));
+
+  await chat.sendMessage({ text: 'hello' });
+  assert.equal(await settled(chat), 'ready', String(chat.error));
+  assert.equal(chat.messages.length, 6);
+
+  const client = canonical(withoutStreamingStates(chat.messages));
+  const history = canonical(withoutStreamingStates(await stored(chat.id)));
+  if (process.env.DUMP) console.log(JSON.stringify({ client: JSON.parse(client), history: JSON.parse(history) }, null, 1));
+  assert.equal(history, client);
+});
