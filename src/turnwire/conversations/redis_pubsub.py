@@ -57,6 +57,11 @@ class RedisPubSub(LocalPubSub):
         self._tasks: list[asyncio.Task[None]] = []
         self._dropped = 0
 
+    @property
+    def client(self) -> aioredis.Redis:
+        """The Redis client (shared with the turn logs, ``redis_turnlogs``)."""
+        return self._client
+
     async def start(self) -> None:
         """Connect (raises if Redis is unreachable) and start the sender, reader and subscriber."""
         await self._client.ping()

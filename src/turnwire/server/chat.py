@@ -23,12 +23,15 @@ from turnwire.server.invoke import AI_SDK_VERSION_PARAMETER
 from turnwire.server.models import SESSION_ID_PATTERN, MessageBody, ValidationErrorBody
 from turnwire.server.negotiation import Transport
 from turnwire.server.pipeline import TurnRequest, start_turn, wants_stored_history
-from turnwire.server.streaming import stream_body, stream_response
+from turnwire.server.running import serve_turn
+from turnwire.server.streaming import stream_body
 
 VERCEL: Final = get_format("vercel")
 SUBMIT: Final = "submit-message"
 REGENERATE: Final = "regenerate-message"
 TRIGGERS: Final = (SUBMIT, REGENERATE)
+CHAT_WIRE: Final = f"{VERCEL.name}/{Transport.SSE.value}"
+"""What a /chat turn's log holds: a reconnecting chat page replays only such a log."""
 
 _MESSAGES_LOC: Final = ("body", "messages")
 _RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -69,6 +72,9 @@ def chat_router() -> APIRouter:
     """The useChat-native routes, serving the same agents and sessions as ``/invoke``."""
     router = APIRouter(tags=["chat"])
     add_door(router, "chat", chat, summary="useChat", responses=_RESPONSES, openapi_extra=_OPENAPI_BODY)
+    from turnwire.server.chat_resume import add_resume_routes  # it reads this module's constants
+
+    add_resume_routes(router)
     return router
 
 
@@ -102,14 +108,10 @@ async def chat(request: Request, app: AppContext, agent_name: str) -> Response:
     )
     info = TurnInfo(turn.session_id, turn.trace_id, turn.message_id, turn.history, version)
     assert VERCEL.stream_encoder is not None
-    body_iter = stream_body(
-        turn.events,
-        VERCEL.stream_encoder(info),
-        Transport.SSE,
-        keepalive=app.settings.keepalive_interval,
-        trailer=VERCEL.sse_trailer,
-    )
-    return stream_response(body_iter, Transport.SSE, {**turn.headers, **VERCEL.stream_headers})
+    body = stream_body(turn.events, VERCEL.stream_encoder(info), Transport.SSE, trailer=VERCEL.sse_trailer)
+    # A chat page's turn outlives its connection: a reload resumes it (GET /chat/{id}/stream).
+    headers = {**turn.headers, **VERCEL.stream_headers}
+    return serve_turn(app, turn, body, Transport.SSE, headers, detached=True, wire=CHAT_WIRE)
 
 
 def _trigger(value: Any) -> str:

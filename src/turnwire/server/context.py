@@ -18,6 +18,7 @@ from starlette.requests import Request
 from turnwire.conversations.pubsub import LocalPubSub, PubSub
 from turnwire.runtime import Agent
 from turnwire.runtime.approvals import ApprovalSigner, load_secret
+from turnwire.runtime.live import LiveTurns
 from turnwire.runtime.warm import WarmPool, WarmStarts
 from turnwire.server.errors import UnknownAgent
 from turnwire.server.settings import Settings
@@ -42,6 +43,16 @@ class AppContext:
     tenant: str = ""
     """Whose request this context serves (``bind`` gives each request its tenant's copy);
     ``""`` when the server has no API keys."""
+    _turns: LiveTurns | None = None
+
+    @property
+    def turns(self) -> LiveTurns:
+        """The turns running on this process (resume, stop), built on first use: after the
+        lifespan chose the pub/sub, which carries stop signals between processes. Shared by every
+        tenant's view; keys are tenant-scoped (``pipeline.session_scope``)."""
+        if self._turns is None:
+            self._turns = LiveTurns(self.pubsub, _turn_logs(self.pubsub))
+        return self._turns
 
     @property
     def warm(self) -> WarmStarts:
@@ -81,7 +92,17 @@ class AppContext:
         restricted to the tenant's tasks (``TenantStore``)."""
         store = self.store
         scoped = None if store is None else TenantStore(store, tenant)
-        return replace(self, store=scoped, tenant=tenant, _warm=self.warm)
+        return replace(self, store=scoped, tenant=tenant, _warm=self.warm, _turns=self.turns)
+
+
+def _turn_logs(pubsub: PubSub) -> Any:
+    """Turn logs every worker can read, when the pub/sub is Redis (else ``None``: this process)."""
+    client = getattr(pubsub, "client", None)
+    if client is None:
+        return None
+    from turnwire.conversations.redis_turnlogs import RedisTurnLogs
+
+    return RedisTurnLogs(client)
 
 
 def current(request: Request) -> AppContext:

@@ -36,7 +36,8 @@ from turnwire.server.models import (
 )
 from turnwire.server.negotiation import Transport, negotiate_format, negotiate_transport
 from turnwire.server.pipeline import TurnRequest, start_turn, wants_stored_history
-from turnwire.server.streaming import cancel_on_shutdown, stream_body, stream_response
+from turnwire.server.running import collect_turn, continues_without_client, serve_turn
+from turnwire.server.streaming import stream_body
 
 AI_SDK_VERSION_HEADER: Final = "x-ai-sdk-version"
 AI_SDK_VERSION_PARAMETER: Final = {
@@ -158,22 +159,17 @@ async def invoke(request: Request, app: AppContext, agent_name: str) -> Response
         client_version=version,
     )
     out_headers = turn.headers
+    detached = continues_without_client(request, app)
     if transport is Transport.JSON:
-        with cancel_on_shutdown(turn.events):  # a server shutdown answers with the turn so far
-            collected = [e async for e in turn.events]
+        collected = await collect_turn(app, turn, request, detached=detached)
         return _batch(fmt, collected, info, out_headers)
     if transport is Transport.NDJSON and not fmt.ndjson:
         fmt = get_format(DEFAULT_FORMAT)  # no NDJSON form: Agenta frames, as the reference does
     assert fmt.stream_encoder is not None  # _format admits only formats that serve turns
     out_headers.update(fmt.stream_headers)
-    body_iter = stream_body(
-        turn.events,
-        fmt.stream_encoder(info),
-        transport,
-        keepalive=app.settings.keepalive_interval,
-        trailer=fmt.sse_trailer if transport is Transport.SSE else b"",
-    )
-    return stream_response(body_iter, transport, out_headers)
+    trailer = fmt.sse_trailer if transport is Transport.SSE else b""
+    body = stream_body(turn.events, fmt.stream_encoder(info), transport, trailer=trailer)
+    return serve_turn(app, turn, body, transport, out_headers, detached=detached)
 
 
 def _batch(fmt: WireFormat, events: list[Event], info: TurnInfo, headers: dict[str, str]) -> Response:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -32,6 +33,14 @@ class Settings(BaseModel):
     flush_seconds: float = Field(0.1, gt=0)
     """How often a streaming turn's messages are written to the store at most — and at least, while
     one streams: a killed process loses at most this much of a message."""
+    on_disconnect: Literal["cancel", "continue"] = "cancel"
+    """What a turn on the Agenta doors (SSE, NDJSON, batch) and ``message/send`` does when its
+    client goes away: ``cancel`` it (what it said is stored) or let it ``continue``. A request may
+    choose with ``x-ag-on-disconnect``. ``/chat`` turns always continue (a reload must not kill
+    the answer); ``POST /chat/{id}/stop`` stops them."""
+    detached_turn_seconds: float = 300.0
+    """How long a turn that continues without its client runs on with no reader before it is
+    stopped; a reader that reconnects (``GET /chat/{id}/stream``) resets the clock."""
     writer_lease_seconds: float = 15.0
     """How long a server process's writer lease lasts without renewal (renewed every third of it);
     a peer on another host repairs a dead process's streams after this."""

@@ -27,6 +27,16 @@ def fidelity_app(tmp: Path, **settings: object) -> object:
 
 
 @pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with serve_app(fidelity_app(tmp_path_factory.mktemp("fidelity"))) as url:
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("fidelity")
+
+
+@pytest.fixture(scope="session")
+def store_path(home: Path) -> Path:
+    return home / "fidelity.db"
+
+
+@pytest.fixture(scope="session")
+def server(home: Path) -> Iterator[str]:
+    with serve_app(fidelity_app(home)) as url:
         yield url

@@ -12,20 +12,21 @@ from typing import Any
 
 import orjson
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 
 from turnwire.conversations.recording import TurnRecorder
 from turnwire.errors import InputError
 from turnwire.formats.agentex import content_to_message, normalize_content
-from turnwire.framing import NDJSON_MEDIA_TYPE
 from turnwire.runtime.runner import EventRun
 from turnwire.server.agentex.body import read_json_value
 from turnwire.server.agentex.errors import json_response
 from turnwire.server.agentex.tasks import public_task
 from turnwire.server.context import current
 from turnwire.server.errors import RequestError
+from turnwire.server.negotiation import Transport
 from turnwire.server.pipeline import TurnRequest, start_turn
 from turnwire.server.request_id import internal_error_message, log_failure
+from turnwire.server.running import collect_turn, continues_without_client, serve_turn, stop_turn
 from turnwire.server.streaming import cancel_on_shutdown
 from turnwire.store.base import Store
 from turnwire.store.errors import StoreError
@@ -117,6 +118,7 @@ async def handle_rpc(request: Request, store: Store, agent_name: str) -> Respons
             return json_response(_reply(rpc_id, public_task(task)))
         if method == "task/cancel":
             task = await _task_of(store, params)
+            await stop_turn(current(request), task.get("name") or task["id"])
             canceled = await store.transition_task(task["id"], "CANCELED")
             return json_response(_reply(rpc_id, public_task(canceled)))
         if method == "message/send":
@@ -167,11 +169,12 @@ async def _send(
     )
     recorder = turn.recorder
     assert recorder is not None  # the Agentex routes run only with a store
+    app = current(request)
+    detached = continues_without_client(request, app)
     if stream:
-        return StreamingResponse(_ndjson(turn.events, recorder, rpc_id), media_type=NDJSON_MEDIA_TYPE)
-    with cancel_on_shutdown(turn.events):  # a server shutdown answers with the turn so far
-        async for _ in turn.events:
-            pass
+        body = _ndjson(turn.events, recorder, rpc_id)
+        return serve_turn(app, turn, body, Transport.NDJSON, {}, detached=detached)
+    await collect_turn(app, turn, request, detached=detached)  # a shutdown answers with the turn so far
     return json_response(_reply(rpc_id, recorder.finals))
 
 

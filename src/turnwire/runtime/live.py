@@ -1,0 +1,297 @@
+"""Running turns by conversation: each turn's chunk log, its readers, resume and stop.
+
+A door hands ``LiveTurns.begin`` its turn's encoded body (bytes, already framed in its wire
+format). A task of its own — not the HTTP response — drives the body into the turn's ``ChunkLog``,
+and every reader (the response that started the turn, a client that reconnects) follows the log
+from its first chunk: a reconnecting client gets every chunk once, in order, then the live ones.
+
+What happens when the last reader goes away is the door's choice:
+
+- ``detached=True`` (a chat page: a reload must not kill the answer): the turn goes on; it ends
+  when the agent ends, when it is stopped, or ``idle_timeout`` seconds after its last reader left.
+- ``detached=False`` (the Agenta doors, ``message/send``): the turn is cancelled; what it said is
+  stored (the run ends with ``stop_reason: cancelled``, the recorder writes the rest).
+
+``LiveTurns.stop(key)`` cancels the turn of a conversation on this process and signals it on the
+pub/sub (``stop:<key>``), so the process that runs it — with Redis, any worker — cancels it too.
+A log mirror (``TurnLogMirror``, Redis streams) lets any worker replay a turn another one runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any, Final, Protocol
+
+log = logging.getLogger("turnwire.runtime.live")
+
+STOP_TOPIC: Final = "stop:"
+"""Pub/sub topic prefix of stop signals: ``stop:<conversation key>``."""
+DEFAULT_IDLE_TIMEOUT: Final = 300.0
+
+_running: set[asyncio.Task[Any]] = set()
+
+
+class ChunkLog:
+    """The chunks a turn has sent so far, in order; readers wait for more until it is closed."""
+
+    __slots__ = ("_wake", "chunks", "closed")
+
+    def __init__(self) -> None:
+        self.chunks: list[bytes] = []
+        self.closed = False
+        self._wake = asyncio.Event()
+
+    def _notify(self) -> None:
+        wake, self._wake = self._wake, asyncio.Event()
+        wake.set()
+
+    def append(self, data: bytes) -> None:
+        self.chunks.append(data)
+        self._notify()
+
+    def close(self) -> None:
+        self.closed = True
+        self._notify()
+
+    async def read(self, start: int, timeout: float | None) -> list[bytes]:
+        """The chunks from index ``start``; waits up to ``timeout`` seconds (``None``: as long as it
+        takes) for one. ``[]``: none came in time, or the log is closed and read to its end."""
+        if start >= len(self.chunks) and not self.closed:
+            wake = self._wake
+            if timeout is None:
+                await wake.wait()
+            else:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(wake.wait(), timeout)
+        return self.chunks[start:]
+
+
+class PubSubLike(Protocol):
+    def publish(self, topic: str, frame: dict[str, Any]) -> None: ...
+
+    def subscribe(self, topic: str) -> Any: ...
+
+
+class TurnLogMirror(Protocol):
+    """Where a turn's chunks are also kept for other processes (``RedisTurnLogs``)."""
+
+    def open(self, key: str, turn_id: str, wire: str) -> Any: ...
+
+    def append(self, key: str, turn_id: str, data: bytes) -> None: ...
+
+    def close(self, key: str, turn_id: str) -> Any: ...
+
+    async def running(self, key: str) -> tuple[str, str] | None: ...
+
+    def follow(self, turn_id: str, keepalive: float | None) -> AsyncIterator[bytes | None]: ...
+
+
+class LiveTurn:
+    """One running turn: its log, readers and how it stops (see the module docstring)."""
+
+    def __init__(
+        self,
+        registry: LiveTurns,
+        key: str,
+        turn_id: str,
+        run: Any,
+        *,
+        detached: bool,
+        idle_timeout: float | None,
+        wire: str = "",
+    ) -> None:
+        self.registry = registry
+        self.wire = wire
+        """What the log's bytes are (e.g. ``vercel/sse``): a reader re-attaches only in its own."""
+        self.key = key
+        self.turn_id = turn_id
+        self.run = run
+        self.detached = detached
+        self.idle_timeout = idle_timeout
+        self.log = ChunkLog()
+        self.readers = 0
+        self.stopped = False
+        self.task: asyncio.Task[None] | None = None
+        self._idle: asyncio.TimerHandle | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.log.closed
+
+    def stop(self) -> None:
+        """Cancel the turn: its stream ends with ``stop_reason: cancelled`` and its closing frames."""
+        if self.stopped or self.log.closed:
+            return
+        self.stopped = True
+        cancel = getattr(self.run, "cancel", None)
+        if cancel is not None:
+            cancel()
+        elif self.task is not None:
+            self.task.cancel()
+
+    async def _drive(self, body: AsyncIterator[bytes]) -> None:
+        mirror = self.registry.mirror
+        watcher = asyncio.get_running_loop().create_task(self._watch_stop())
+        try:
+            if mirror is not None:
+                await _quietly(mirror.open(self.key, self.turn_id, self.wire))
+            async for data in body:
+                self.log.append(data)
+                if mirror is not None:
+                    mirror.append(self.key, self.turn_id, data)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("turn %s of %s failed while streaming", self.turn_id, self.key)
+        finally:
+            watcher.cancel()
+            self.log.close()
+            if self._idle is not None:
+                self._idle.cancel()
+            self.registry._finished(self)
+            if mirror is not None:
+                await _quietly(mirror.close(self.key, self.turn_id))
+
+    async def _watch_stop(self) -> None:
+        pubsub = self.registry.pubsub
+        if pubsub is None:
+            return
+        sub = pubsub.subscribe(STOP_TOPIC + self.key)
+        try:
+            async for _ in sub:
+                self.stop()
+                return
+        except Exception:
+            log.exception("watching stop signals of %s failed", self.key)
+        finally:
+            with contextlib.suppress(Exception):
+                await sub.aclose()
+
+    async def follow(
+        self, keepalive: float | None = None, keepalive_bytes: bytes = b""
+    ) -> AsyncIterator[bytes]:
+        """The turn's chunks from its first one, then live ones until it ends. Every ``keepalive``
+        seconds without a chunk, ``keepalive_bytes`` (if any). Leaving early is the door's
+        choice of what happens to the turn (``detached``)."""
+        self.readers += 1
+        if self._idle is not None:
+            self._idle.cancel()
+            self._idle = None
+        read = self.log.read
+        position = 0
+        try:
+            while True:
+                chunks = await read(position, keepalive)
+                if chunks:
+                    position += len(chunks)
+                    yield chunks[0] if len(chunks) == 1 else b"".join(chunks)
+                elif self.log.closed:
+                    return
+                elif keepalive_bytes:
+                    yield keepalive_bytes
+        finally:
+            self.readers -= 1
+            if self.readers == 0 and not self.log.closed:
+                self._left()
+
+    def _left(self) -> None:
+        if not self.detached:
+            self.stop()
+        elif self.idle_timeout is not None and self.idle_timeout >= 0:
+            self._idle = asyncio.get_running_loop().call_later(self.idle_timeout, self._idle_out)
+
+    def _idle_out(self) -> None:
+        if self.readers == 0:
+            log.info("stopping turn %s of %s: no reader for %s s", self.turn_id, self.key, self.idle_timeout)
+            self.stop()
+
+
+class LiveTurns:
+    """The turns running on this process, by conversation key (a session id)."""
+
+    def __init__(self, pubsub: PubSubLike | None = None, mirror: TurnLogMirror | None = None) -> None:
+        self.pubsub = pubsub
+        self.mirror = mirror
+        self._turns: dict[str, LiveTurn] = {}
+
+    def __len__(self) -> int:
+        return len(self._turns)
+
+    def get(self, key: str) -> LiveTurn | None:
+        """The conversation's running turn on this process, if any."""
+        return self._turns.get(key)
+
+    def begin(
+        self,
+        key: str,
+        turn_id: str,
+        run: Any,
+        body: AsyncIterator[bytes],
+        *,
+        detached: bool,
+        idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
+        wire: str = "",
+    ) -> LiveTurn:
+        """Start driving ``body`` (``run``'s encoded stream, ``wire`` naming its form) into a new
+        live turn of ``key``."""
+        turn = LiveTurn(self, key, turn_id, run, detached=detached, idle_timeout=idle_timeout, wire=wire)
+        self._turns[key] = turn
+        task = asyncio.get_running_loop().create_task(turn._drive(body), name=f"turnwire-turn-{turn_id}")
+        turn.task = task
+        _running.add(task)
+        task.add_done_callback(_running.discard)
+        return turn
+
+    def _finished(self, turn: LiveTurn) -> None:
+        if self._turns.get(turn.key) is turn:
+            del self._turns[turn.key]
+
+    def stop(self, key: str) -> bool:
+        """Stop ``key``'s running turn here and signal every other process; ``True`` if it ran here."""
+        turn = self._turns.get(key)
+        if turn is not None:
+            turn.stop()
+        if self.pubsub is not None:
+            self.pubsub.publish(STOP_TOPIC + key, {"type": "stop"})
+        return turn is not None
+
+    async def elsewhere(self, key: str) -> tuple[str, str] | None:
+        """(turn id, wire) of ``key``'s turn running on another process, from the mirror."""
+        if self.mirror is None:
+            return None
+        try:
+            return await self.mirror.running(key)
+        except Exception:
+            log.exception("looking up the running turn of %s failed", key)
+            return None
+
+    async def follow_elsewhere(
+        self, turn_id: str, keepalive: float | None, keepalive_bytes: bytes = b""
+    ) -> AsyncIterator[bytes]:
+        """A turn another process runs, from its mirrored log: ``LiveTurn.follow`` for it."""
+        assert self.mirror is not None
+        async for data in self.mirror.follow(turn_id, keepalive):
+            if data is not None:
+                yield data
+            elif keepalive_bytes:
+                yield keepalive_bytes
+
+    async def close(self) -> None:
+        """Stop every running turn and wait for them to end (server shutdown)."""
+        turns = list(self._turns.values())
+        for turn in turns:
+            turn.stop()
+        tasks = [t.task for t in turns if t.task is not None]
+        if tasks:
+            await asyncio.wait(tasks, timeout=5)
+
+
+async def _quietly(result: Any) -> None:
+    if asyncio.iscoroutine(result):
+        try:
+            await result
+        except Exception:
+            log.exception("mirroring a turn's log failed")
