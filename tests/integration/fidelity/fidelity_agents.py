@@ -43,3 +43,45 @@ async def counter(ctx: TurnContext) -> AsyncIterator[Event]:
         yield MessageDelta(id="m1", delta=f"{i} ")
         await asyncio.sleep(PAUSE)
     yield MessageEnd(id="m1")
+
+
+async def scripted(ctx: TurnContext) -> AsyncIterator[Event]:
+    """Plays the turn the user's message describes: a JSON list of steps (see test_round_trip)."""
+    import orjson
+
+    from turnwire.model import (
+        DataEvent,
+        FileEvent,
+        MessageEvent,
+        Thought,
+        ThoughtDelta,
+        ThoughtEnd,
+        ThoughtStart,
+    )
+
+    steps = orjson.loads(ctx.last_user_text())
+    n = sum(1 for m in ctx.messages if m.role == "user")
+    for i, (kind, *args) in enumerate(steps):
+        ref = f"t{n}s{i}"
+        if kind == "text":
+            yield MessageEvent(text=args[0])
+        elif kind == "stream":
+            yield MessageStart(id=ref)
+            for piece in args[0]:
+                yield MessageDelta(id=ref, delta=piece)
+            yield MessageEnd(id=ref)
+        elif kind == "thought":
+            yield Thought(text=args[0])
+        elif kind == "think":
+            yield ThoughtStart(id=ref)
+            for piece in args[0]:
+                yield ThoughtDelta(id=ref, delta=piece)
+            yield ThoughtEnd(id=ref)
+        elif kind == "tool":
+            name, arguments, output, data, error = args
+            yield ToolCall(id=f"call_{ref}", name=name, input=arguments)
+            yield ToolResult(id=f"call_{ref}", name=name, output=output, data=data, is_error=error or None)
+        elif kind == "data":
+            yield DataEvent(name=args[0], data=args[1])
+        elif kind == "file":
+            yield FileEvent(url=args[0], media_type=args[1])

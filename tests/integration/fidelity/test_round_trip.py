@@ -1,0 +1,125 @@
+"""Round trip = identity, over generated turns: what a client assembled from each door's answer
+equals the stored conversation read back in the same format.
+
+- ``/chat`` (UI Message Stream, assembled as the AI SDK does): ``?format=vercel`` equals the
+  client's messages (its own user message ids, the stream's message id, steps, reasoning ids,
+  tool outputs by the one output rule, data parts, files, metadata).
+- ``/invoke`` Agenta batch: the answers say what ``?format=agenta`` says (texts, calls, results
+  in order; the batch's flat shape and the history's block form are both Agenta messages).
+- Every door's turn reads back the same in ``agentex`` whatever door wrote it: the stored
+  contents of a /chat turn equal those of the same turn through ``/invoke``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import httpx
+import orjson
+from fidelity_wire import chat, stored
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from ui_assembly import assemble
+
+from turnwire.formats import agenta
+from turnwire.model import TextBlock, ToolCallBlock, ToolResultBlock
+
+_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=12)
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-1000, 1000) | _text,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("abc"), inner, max_size=3),
+    max_leaves=6,
+)
+_name = st.sampled_from(["get_weather", "search", "lookup"])
+_step = st.one_of(
+    st.tuples(st.just("text"), _text),
+    st.tuples(st.just("stream"), st.lists(_text, min_size=1, max_size=4)),
+    st.tuples(st.just("thought"), _text),
+    st.tuples(st.just("think"), st.lists(_text, min_size=1, max_size=3)),
+    st.tuples(
+        st.just("tool"),
+        _name,
+        st.dictionaries(st.sampled_from("xyz"), _json, max_size=2),
+        _text,
+        st.none() | st.dictionaries(st.sampled_from("pq"), _json, min_size=1, max_size=2),
+        st.booleans(),
+    ),
+    st.tuples(st.just("data"), st.sampled_from(["weather", "card"]), _json),
+    st.tuples(st.just("file"), st.just("https://example.com/a.png"), st.just("image/png")),
+)
+_turns = st.lists(st.lists(_step, min_size=1, max_size=5), min_size=1, max_size=3)
+
+
+def _canonical(value: Any) -> bytes:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(turns=_turns)
+def test_a_chat_reads_back_as_the_client_assembled_it(server: str, turns: list[list[Any]]) -> None:
+    chat_id = f"rt-{uuid.uuid4().hex}"
+    client: list[dict[str, Any]] = []
+    for n, steps in enumerate(turns):
+        message = {
+            "id": f"user-{n}",
+            "role": "user",
+            "parts": [{"type": "text", "text": orjson.dumps(steps).decode()}],
+        }
+        client.append(message)
+        chunks = chat(server, {"id": chat_id, "messages": client}, "scripted")
+        assert chunks[-1]["type"] == "finish", chunks
+        client.append(assemble(chunks))
+    assert _canonical(stored(server, chat_id, "vercel")) == _canonical(client)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(turns=_turns)
+def test_a_turn_is_stored_alike_through_every_door(server: str, turns: list[list[Any]]) -> None:
+    """The same turns through /chat and through /invoke (Agenta batch) store the same contents;
+    the Agenta batch answers are the conversation's Agenta history."""
+    via_chat, via_invoke = f"rt-c-{uuid.uuid4().hex}", f"rt-i-{uuid.uuid4().hex}"
+    answers: list[dict[str, Any]] = []
+    for n, steps in enumerate(turns):
+        text = orjson.dumps(steps).decode()
+        chat(
+            server,
+            {
+                "id": via_chat,
+                "message": {"id": f"u{n}", "role": "user", "parts": [{"type": "text", "text": text}]},
+            },
+            "scripted",
+        )
+        body = {
+            "session_id": via_invoke,
+            "data": {"inputs": {"messages": [{"role": "user", "content": text}]}},
+        }
+        r = httpx.post(
+            f"{server}/agents/scripted/invoke", json=body, headers={"x-ag-history": "stored"}, timeout=30
+        )
+        assert r.status_code == 200, r.text
+        answers.append({"role": "user", "content": text})
+        answers.extend(r.json()["data"]["outputs"]["messages"])
+
+    def contents(key: str) -> list[dict[str, Any]]:
+        return [m["content"] for m in stored(server, key, "agentex")]
+
+    assert contents(via_chat) == contents(via_invoke)
+    history = stored(server, via_invoke, "agenta")
+    assert _said(history) == _said(answers)
+
+
+def _said(agenta_messages: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """What Agenta messages say, whatever their shape (the batch's flat messages, the history's
+    blocks): texts, calls and results in order. Thoughts, data and files are stream frames an
+    Agenta batch answer does not carry."""
+    out: list[tuple[Any, ...]] = []
+    for message in agenta.parse_messages(agenta_messages):
+        for block in message.content:
+            if isinstance(block, TextBlock) and block.text:
+                out.append(("text", message.role == "user", block.text))
+            elif isinstance(block, ToolCallBlock):
+                out.append(("call", block.id, block.name, block.input))
+            elif isinstance(block, ToolResultBlock):
+                out.append(("result", block.id, block.output, bool(block.is_error)))
+    return out

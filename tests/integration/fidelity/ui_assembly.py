@@ -1,0 +1,65 @@
+"""A UI Message Stream assembled into the UIMessage a chat client holds (the AI SDK's
+``processUIMessageStream`` for the chunks turnwire sends), streaming states left out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _merge(target: dict[str, Any], metadata: dict[str, Any] | None) -> None:
+    for key, value in (metadata or {}).items():
+        if isinstance(value, dict) and isinstance(target.get(key), dict):
+            _merge(target[key], value)
+        else:
+            target[key] = value
+
+
+def assemble(chunks: list[dict[str, Any]], last: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The assistant message after ``chunks``; ``last``: the message a continuation appends to."""
+    message: dict[str, Any] = last if last is not None else {"id": "", "role": "assistant", "parts": []}
+    parts: list[dict[str, Any]] = message["parts"]
+    metadata: dict[str, Any] = message.setdefault("metadata", {})
+    texts: dict[str, dict[str, Any]] = {}
+    tools = {p["toolCallId"]: p for p in parts if "toolCallId" in p}
+    for chunk in chunks:
+        kind = chunk["type"]
+        if kind == "start":
+            if chunk.get("messageId"):
+                message["id"] = chunk["messageId"]
+            _merge(metadata, chunk.get("messageMetadata"))
+        elif kind == "finish":
+            _merge(metadata, chunk.get("messageMetadata"))
+        elif kind == "start-step":
+            parts.append({"type": "step-start"})
+        elif kind in ("text-start", "reasoning-start"):
+            part = {"type": kind[:-6], "text": ""}
+            if kind == "reasoning-start":
+                part["id"] = chunk["id"]
+            texts[chunk["id"] + kind[:4]] = part
+            parts.append(part)
+        elif kind in ("text-delta", "reasoning-delta"):
+            texts[chunk["id"] + kind[:4]]["text"] += chunk["delta"]
+        elif kind == "tool-input-start":
+            part = {"type": f"tool-{chunk['toolName']}", "toolCallId": chunk["toolCallId"]}
+            tools[chunk["toolCallId"]] = part
+            parts.append(part)
+        elif kind == "tool-input-available":
+            part = tools.get(chunk["toolCallId"])
+            if part is None:
+                part = tools[chunk["toolCallId"]] = {
+                    "type": f"tool-{chunk['toolName']}",
+                    "toolCallId": chunk["toolCallId"],
+                }
+                parts.append(part)
+            part.update(state="input-available", input=chunk["input"])
+        elif kind == "tool-output-available":
+            tools[chunk["toolCallId"]].update(state="output-available", output=chunk["output"])
+        elif kind == "tool-output-error":
+            tools[chunk["toolCallId"]].update(state="output-error", errorText=chunk["errorText"])
+        elif kind.startswith("data-") and not chunk.get("transient"):
+            parts.append({"type": kind, "data": chunk["data"]})
+        elif kind == "file":
+            parts.append({"type": "file", "mediaType": chunk["mediaType"], "url": chunk["url"]})
+    if not metadata:
+        del message["metadata"]
+    return message
