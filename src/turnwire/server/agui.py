@@ -24,7 +24,8 @@ from turnwire.server.errors import RequestError
 from turnwire.server.models import SESSION_ID_PATTERN, MessageBody, ValidationErrorBody
 from turnwire.server.negotiation import Transport
 from turnwire.server.pipeline import TurnRequest, start_turn, wants_stored_history
-from turnwire.server.streaming import stream_body, stream_response
+from turnwire.server.running import continues_without_client, serve_turn
+from turnwire.server.streaming import stream_body
 
 AGUI: Final = get_format("agui")
 _MESSAGES_LOC: Final = ("body", "messages")
@@ -95,6 +96,7 @@ async def agui(request: Request, app: AppContext, agent_name: str) -> Response:
     body = await read_object(request, app)
     run = _run_input(body)
     from_store = wants_stored_history(request)
+    detached = continues_without_client(request, app)
     try:
         turn = await start_turn(
             app,
@@ -111,10 +113,11 @@ async def agui(request: Request, app: AppContext, agent_name: str) -> Response:
         raise exc if from_store else _name_resume(exc, run) from None
     info = TurnInfo(turn.session_id, turn.trace_id, run.run_id, turn.history)
     assert AGUI.stream_encoder is not None
-    body_iter = stream_body(
-        turn.events, AGUI.stream_encoder(info), Transport.SSE, keepalive=app.settings.keepalive_interval
-    )
-    return stream_response(body_iter, Transport.SSE, {**turn.headers, **AGUI.stream_headers})
+    body = stream_body(turn.events, AGUI.stream_encoder(info), Transport.SSE)
+    headers = {**turn.headers, **AGUI.stream_headers}
+    # Registered like every door's turn: stop reaches it; a client that leaves cancels it (unless
+    # x-ag-on-disconnect / TURNWIRE_ON_DISCONNECT say continue).
+    return serve_turn(app, turn, body, Transport.SSE, headers, detached=detached)
 
 
 def _run_input(body: dict[str, Any]) -> RunInput:

@@ -138,6 +138,7 @@ async def invoke(request: Request, app: AppContext, agent_name: str) -> Response
     raw_messages, parameters = _envelope(body)
     sid = _session_id(body, headers.get("x-ag-session-id"), headers.get("baggage"))
     messages = parse_messages(fmt, raw_messages, _MESSAGES_LOC)
+    detached = continues_without_client(request, app)
     turn = await start_turn(
         app,
         TurnRequest(
@@ -159,7 +160,6 @@ async def invoke(request: Request, app: AppContext, agent_name: str) -> Response
         client_version=version,
     )
     out_headers = turn.headers
-    detached = continues_without_client(request, app)
     if transport is Transport.JSON:
         collected = await collect_turn(app, turn, request, detached=detached)
         return _batch(fmt, collected, info, out_headers)

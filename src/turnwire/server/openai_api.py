@@ -45,7 +45,8 @@ from turnwire.server.errors import RequestError, UnknownAgent, json_response
 from turnwire.server.negotiation import Transport
 from turnwire.server.pipeline import TurnRequest, start_turn, wants_stored_history
 from turnwire.server.request_id import internal_error_message, log_failure, log_refusal
-from turnwire.server.streaming import cancel_on_shutdown, stream_body, stream_response
+from turnwire.server.running import collect_turn, continues_without_client, serve_turn
+from turnwire.server.streaming import stream_body
 
 log = logging.getLogger("turnwire.server")
 
@@ -176,6 +177,7 @@ async def chat_completions(request: Request) -> Response:
 async def _complete(request: Request, app: AppContext) -> Response:
     chat = _parse(await read_object(request, app))
     app.agent(chat.model)
+    detached = continues_without_client(request, app)
     turn = await start_turn(
         app,
         TurnRequest(
@@ -194,12 +196,10 @@ async def _complete(request: Request, app: AppContext) -> Response:
         encoder = ChatChunkEncoder(
             completion_id, chat.model, created, include_usage=chat.include_usage, session_id=turn.session_id
         )
-        body = stream_body(
-            turn.events, encoder, Transport.SSE, keepalive=app.settings.keepalive_interval, trailer=SSE_DONE
-        )
-        return stream_response(body, Transport.SSE, {**turn.headers, **STREAM_HEADERS})
-    with cancel_on_shutdown(turn.events):  # a server shutdown answers with the turn so far
-        events = [e async for e in turn.events]
+        body = stream_body(turn.events, encoder, Transport.SSE, trailer=SSE_DONE)
+        headers = {**turn.headers, **STREAM_HEADERS}
+        return serve_turn(app, turn, body, Transport.SSE, headers, detached=detached)
+    events = await collect_turn(app, turn, request, detached=detached)  # shutdown: the turn so far
     folded = fold(events, full=True)
     if folded.stop_reason == "error":
         errors = [e for e in events if isinstance(e, ErrorEvent)]

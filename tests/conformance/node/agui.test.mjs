@@ -37,7 +37,8 @@ test('runAgent: subscribers see the text, the tool call and its result', async (
   assert.equal(seen.text, 'It is sunny and 21 °C in Paris.');
   assert.deepEqual(seen.toolCalls, [{ toolCallName: 'get_weather', toolCallArgs: { city: 'Paris' } }]);
   assert.equal(seen.results.length, 1);
-  assert.equal(seen.results[0].content, 'Sunny, 21 °C in Paris');
+  // The one output rule (ToolResult.result_output): the tool's structured data when it has one.
+  assert.deepEqual(JSON.parse(seen.results[0].content), { city: 'Paris', condition: 'Sunny', temperature_c: 21 });
   assert.equal(seen.finished.length, 1);
   assert.equal(seen.finished[0].outcome, 'success');
   assert.ok(seen.types.includes('REASONING_MESSAGE_CONTENT'));
@@ -68,7 +69,7 @@ test('an approval interrupt resumed with a decision runs the tool', async () => 
   assert.equal(second.seen.finished[0].outcome, 'success');
   assert.equal(second.seen.text, 'Deleted notes.txt.');
   assert.equal(second.seen.results[0].toolCallId, interrupt.toolCallId);
-  assert.equal(second.seen.results[0].content, 'notes.txt deleted');
+  assert.deepEqual(JSON.parse(second.seen.results[0].content), { path: 'notes.txt', deleted: true });
   assert.deepEqual(agent.pendingInterrupts, []);
 });
 

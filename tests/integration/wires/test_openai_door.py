@@ -46,7 +46,8 @@ def test_batch_weather_shows_the_tool_output(client: OpenAI) -> None:
     (executed,) = message.model_extra["executed_tool_calls"]
     assert executed["function"]["name"] == "get_weather"
     assert json.loads(executed["function"]["arguments"]) == {"city": "Paris"}
-    assert executed["output"] == "Sunny, 21 °C in Paris"
+    # The one output rule (ToolResult.result_output): the tool's structured data when it has one.
+    assert json.loads(executed["output"]) == {"city": "Paris", "condition": "Sunny", "temperature_c": 21}
     assert message.tool_calls is None  # the agent ran it: nothing for the client to run
     assert raw.headers["x-ag-task-id"]
 
@@ -67,7 +68,9 @@ def test_streamed_weather_with_usage(client: OpenAI) -> None:
         if c.choices
         for e in (c.choices[0].delta.model_extra or {}).get("executed_tool_calls", [])
     ]
-    assert [e["output"] for e in executed] == ["Sunny, 21 °C in Oslo"]
+    assert [json.loads(e["output"]) for e in executed] == [
+        {"city": "Oslo", "condition": "Sunny", "temperature_c": 21}
+    ]
     finals = [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason]
     assert finals == ["stop"]
     assert chunks[-1].choices == [] and chunks[-1].usage is not None and chunks[-1].usage.total_tokens > 0
@@ -98,7 +101,7 @@ def test_approval_pause_and_answer_run_the_gated_tool(client: OpenAI) -> None:
     done = client.chat.completions.create(model="demo", messages=messages)  # type: ignore[arg-type]
     assert done.choices[0].message.content == "Deleted notes.txt."
     (executed,) = done.choices[0].message.model_extra["executed_tool_calls"]
-    assert executed["output"] == "notes.txt deleted"
+    assert json.loads(executed["output"]) == {"path": "notes.txt", "deleted": True}
 
 
 def test_approval_with_altered_arguments_is_refused_409(client: OpenAI) -> None:
@@ -267,4 +270,5 @@ def test_the_sdks_stream_helper_assembles_a_resumed_approval(client: OpenAI) -> 
         final = stream.get_final_completion()
     message = final.choices[0].message
     assert message.content == "Deleted a. Deleted b."
-    assert [e["output"] for e in message.model_extra["executed_tool_calls"]] == ["a deleted", "b deleted"]
+    outputs = [json.loads(e["output"]) for e in message.model_extra["executed_tool_calls"]]
+    assert outputs == [{"path": "a", "deleted": True}, {"path": "b", "deleted": True}]

@@ -224,8 +224,6 @@ def _apply_annotation(blocks: list[Block], note: dict[str, Any]) -> None:
     block = blocks[0]
     if isinstance(block, ReasoningBlock):
         block.id = note.get("part_id")
-    elif isinstance(block, DataBlock) and note.get("wrapped") and isinstance(block.data, dict):
-        block.name, block.data = block.data.get("name"), block.data.get("value")
 
 
 def wraps_data(block: DataBlock) -> bool:

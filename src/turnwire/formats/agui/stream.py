@@ -38,7 +38,6 @@ from turnwire.formats._function_calls import encode_arguments, encode_output
 from turnwire.formats.agui.interrupts import interrupt_of
 from turnwire.interactions import tool_call_id_of, tool_input_of, tool_name_of
 from turnwire.model import (
-    UNSET,
     DataEvent,
     Done,
     ErrorEvent,
@@ -324,8 +323,7 @@ class AgUiStreamEncoder:
         if event.denied:
             text = encode_output(event.output) or DENIED_TEXT
         else:
-            output = event.output if event.output is not UNSET else event.data
-            text = encode_output(output)
+            text = encode_output(event.result_output)  # data when given: the one output rule
         out = self._in_step()
         out.append(
             {

@@ -13,7 +13,7 @@ from turnwire.formats._function_calls import encode_output
 from turnwire.formats.openai.approvals import APPROVAL_TOOL, approval_arguments
 from turnwire.formats.openai.outbound import tool_call
 from turnwire.interactions import tool_call_id_of, tool_input_of, tool_name_of
-from turnwire.model import UNSET, InteractionKind, InteractionRequest
+from turnwire.model import InteractionKind, InteractionRequest
 
 EXECUTED_KEY: Final = "executed_tool_calls"
 
@@ -47,8 +47,3 @@ def executed_call(
     if is_error:
         entry["is_error"] = True
     return entry
-
-
-def result_output(output: Any, data: Any) -> Any:
-    """The output a result shows: its text/JSON ``output``, else its structured ``data``."""
-    return output if output is not UNSET else data

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from turnwire.formats.openai.client_calls import EXECUTED_KEY, client_call, executed_call, result_output
+from turnwire.formats.openai.client_calls import EXECUTED_KEY, client_call, executed_call
 from turnwire.formats.openai.errors import error_body
 from turnwire.formats.openai.finish_reason import finish_reason
 from turnwire.model import (
@@ -140,7 +140,7 @@ class ChatChunkEncoder:
             event.id,
             name or event.name,
             arguments,
-            result_output(event.output, event.data),
+            event.result_output,
             is_error=event.is_error,
         )
         self._executed_count += 1

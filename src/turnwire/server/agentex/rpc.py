@@ -152,8 +152,10 @@ async def _send(
     content deduped against the stored conversation, decisions checked, the agent run (warm when
     it can be) on the stored history plus it, the output stored and published on the task's topic.
     Streamed: NDJSON TaskMessageUpdates; else the finished TaskMessages (one transaction)."""
+    app = current(request)
+    detached = continues_without_client(request, app)
     turn = await start_turn(
-        current(request),
+        app,
         TurnRequest(
             agent_name,
             [content_to_message(content)],
@@ -169,8 +171,6 @@ async def _send(
     )
     recorder = turn.recorder
     assert recorder is not None  # the Agentex routes run only with a store
-    app = current(request)
-    detached = continues_without_client(request, app)
     if stream:
         body = _ndjson(turn.events, recorder, rpc_id)
         return serve_turn(app, turn, body, Transport.NDJSON, {}, detached=detached)

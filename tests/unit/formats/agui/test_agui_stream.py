@@ -107,7 +107,8 @@ def test_weather_turn_has_two_steps_and_a_result() -> None:
     args = next(e for e in out if e["type"] == "TOOL_CALL_ARGS")
     assert args["delta"] == '{"city":"Paris"}'
     result = next(e for e in out if e["type"] == "TOOL_CALL_RESULT")
-    assert result["content"] == "Sunny, 21 °C in Paris" and result["toolCallId"] == "call_1"
+    # The one output rule (ToolResult.result_output): the structured data when the agent gave one.
+    assert result["content"] == '{"c":21}' and result["toolCallId"] == "call_1"
     assert out[-1]["usage"] == [{"inputTokens": 3, "outputTokens": 4, "totalTokens": 7}]
 
 

@@ -86,7 +86,7 @@ def test_weather_stream_carries_text_reasoning_executed_call_usage() -> None:
     executed = [c.choices[0].delta.model_extra.get("executed_tool_calls") for c in parsed if c.choices]
     (entry,) = [e for e in executed if e]
     assert entry[0]["function"] == {"name": "get_weather", "arguments": '{"city":"Paris"}'}
-    assert entry[0]["output"] == "Sunny, 21 °C in Paris"
+    assert entry[0]["output"] == '{"c":21}'  # the one output rule: data when given
     assert parsed[-2].choices[0].finish_reason == "stop"
     assert parsed[-1].choices == [] and parsed[-1].usage is not None
     assert parsed[-1].usage.prompt_tokens == 3 and parsed[-1].usage.total_tokens == 7
@@ -176,7 +176,7 @@ def test_batch_weather_completion() -> None:
     message = done.choices[0].message
     assert message.content == "It is sunny." and done.choices[0].finish_reason == "stop"
     assert message.model_extra["reasoning_content"] == "I will call get_weather."
-    assert message.model_extra["executed_tool_calls"][0]["output"] == "Sunny, 21 °C in Paris"
+    assert message.model_extra["executed_tool_calls"][0]["output"] == '{"c":21}'  # data when given
     assert done.usage is not None and done.usage.completion_tokens == 4
     assert message.tool_calls is None
 
