@@ -66,6 +66,16 @@ class AppContext:
             self._warm = WarmStarts(signer, pool)
         return self._warm
 
+    async def stop_turns(self) -> None:
+        """Stop the turns running on this process and wait for them to store their end (shutdown)."""
+        turns, self._turns = self._turns, None
+        if turns is None:
+            return
+        await turns.close()
+        aclose = getattr(turns.mirror, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
     def agent(self, name: str) -> Agent:
         agent = self.agents.get(name)
         if agent is None:

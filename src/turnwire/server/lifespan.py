@@ -44,6 +44,7 @@ async def running(ctx: AppContext) -> AsyncIterator[None]:
             stack.push_async_callback(pubsub.close)
             ctx.pubsub = pubsub
         if ctx.store is not None:
+            stack.push_async_callback(ctx.stop_turns)
             yield
             return
         store = SqlStore(settings.db_url or default_db_url())
@@ -56,6 +57,8 @@ async def running(ctx: AppContext) -> AsyncIterator[None]:
             count = sum(len(ids) for ids in recovered.values())
             log.warning("marked %d message(s) left streaming by a stopped server as interrupted", count)
         ctx.store = store
+        # Closed first (last in): running turns end and store their replies while the store is open.
+        stack.push_async_callback(ctx.stop_turns)
         try:
             yield
         finally:
