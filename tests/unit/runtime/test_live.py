@@ -1,0 +1,112 @@
+"""Live turns: a late reader replays the log from its first chunk, what a departing last reader
+means (cancel, or go on until idle), and stop signals through the pub/sub."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from turnwire.conversations.pubsub import LocalPubSub
+from turnwire.runtime.live import STOP_TOPIC, ChunkLog, LiveTurns
+
+pytestmark = pytest.mark.anyio
+
+
+class Run:
+    """A run whose body yields chunks until cancelled, like a recorded TurnRun's stream."""
+
+    def __init__(self, chunks: int | None = None) -> None:
+        self.cancelled = asyncio.Event()
+        self.chunks = chunks
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+
+    async def body(self, step: asyncio.Event | None = None) -> AsyncIterator[bytes]:
+        n = 0
+        while self.chunks is None or n < self.chunks:
+            if self.cancelled.is_set():
+                yield b"cancelled;"
+                return
+            yield f"{n};".encode()
+            n += 1
+            if step is not None:
+                await step.wait()
+                step.clear()
+            else:
+                await asyncio.sleep(0)
+
+
+async def _collect(reader: AsyncIterator[bytes]) -> bytes:
+    return b"".join([chunk async for chunk in reader])
+
+
+async def test_a_late_reader_gets_every_chunk_once_from_the_first() -> None:
+    turns = LiveTurns()
+    run = Run(chunks=5)
+    live = turns.begin("s", "t1", run, run.body(), detached=True)
+    early = await _collect(live.follow())
+    late = await _collect(live.follow())  # after the end: the whole log, then the end
+    assert early == late == b"0;1;2;3;4;"
+    assert turns.get("s") is None  # over: nothing left to resume
+
+
+async def test_the_last_reader_leaving_cancels_an_attached_turn() -> None:
+    turns = LiveTurns()
+    run, step = Run(), asyncio.Event()
+    live = turns.begin("s", "t1", run, run.body(step), detached=False)
+    reader = live.follow()
+    assert await reader.__anext__() == b"0;"
+    await reader.aclose()
+    assert run.cancelled.is_set()
+    step.set()
+    assert live.task is not None
+    await asyncio.wait_for(live.task, 5)
+    assert live.log.chunks[-1] == b"cancelled;"
+
+
+async def test_a_detached_turn_goes_on_then_stops_when_nobody_reads_for_its_idle_time() -> None:
+    turns = LiveTurns()
+    run, step = Run(), asyncio.Event()
+    live = turns.begin("s", "t1", run, run.body(step), detached=True, idle_timeout=0.05)
+    reader = live.follow()
+    await reader.__anext__()
+    await reader.aclose()
+    assert not run.cancelled.is_set()  # the client left: the turn goes on
+    again = live.follow()  # a reader came back before the idle time: the clock stops
+    assert await again.__anext__() == b"0;"
+    await asyncio.sleep(0.1)
+    assert not run.cancelled.is_set()
+    await again.aclose()
+    await asyncio.wait_for(run.cancelled.wait(), 5)  # nobody reads: stopped
+
+
+async def test_stop_reaches_the_turn_through_the_pubsub() -> None:
+    pubsub = LocalPubSub()
+    here, there = LiveTurns(pubsub), LiveTurns(pubsub)  # two registries, as two workers
+    run, step = Run(), asyncio.Event()
+    live = there.begin("chat-1", "t1", run, run.body(step), detached=True)
+    reader = live.follow()
+    await reader.__anext__()
+    for _ in range(50):  # the turn's stop watcher subscribes when it starts
+        if pubsub.subscribers(STOP_TOPIC + "chat-1"):
+            break
+        await asyncio.sleep(0.01)
+    assert here.stop("chat-1") is False  # not running here, signalled to whoever runs it
+    await asyncio.wait_for(run.cancelled.wait(), 5)
+    step.set()
+    rest = await _collect(reader)
+    assert rest.endswith(b"cancelled;")
+
+
+async def test_a_chunk_log_read_waits_for_the_next_chunk_or_the_timeout() -> None:
+    log = ChunkLog()
+    assert await log.read(0, 0.01) == []
+    waiting = asyncio.ensure_future(log.read(0, None))
+    await asyncio.sleep(0)
+    log.append(b"a")
+    assert await waiting == [b"a"]
+    log.close()
+    assert await log.read(1, None) == []
