@@ -165,3 +165,34 @@ def test_a_bad_on_disconnect_header_is_a_400_naming_it(server: str) -> None:
         timeout=10,
     )
     assert r.status_code == 400 and r.json()["detail"][0]["loc"] == ["header", "x-ag-on-disconnect"]
+
+
+def test_agentex_task_cancel_stops_a_running_message_send_and_stores_its_partial_reply(
+    server: str, store_path: Path
+) -> None:
+    rpc = f"{server}/agents/name/counter/rpc"
+    name = f"cancel-{uuid.uuid4().hex}"
+    task = httpx.post(rpc, json={"method": "task/create", "params": {"name": name}}, timeout=10).json()[
+        "result"
+    ]
+    content = {"type": "text", "author": "user", "content": "count to 400"}
+    params = {"task_id": task["id"], "content": content, "stream": True}
+    frames: list[dict[str, Any]] = []
+    with httpx.stream("POST", rpc, json={"method": "message/send", "params": params}, timeout=30) as r:
+        lines = r.iter_lines()
+        for line in lines:
+            frames.append(orjson.loads(line))
+            if len(frames) >= 5:
+                break
+        cancel = httpx.post(
+            rpc, json={"method": "task/cancel", "params": {"task_id": task["id"]}}, timeout=30
+        )
+        assert cancel.json()["result"]["status"] == "CANCELED"
+        frames.extend(orjson.loads(line) for line in lines if line)  # the stream ends on its own
+    assert all(f["error"] is None for f in frames)
+    done = [f["result"] for f in frames if f["result"]["type"] == "done"]
+    assert done and done[-1]["parent_task_message"]["streaming_status"] == "DONE"
+    said = _agent_text(server, name)
+    full = "".join(f"{i} " for i in range(1, 401))
+    assert said and full.startswith(said) and len(said) < len(full)
+    assert _stop_reasons(store_path, name) == ["cancelled"]
