@@ -97,6 +97,5 @@ test('a reloaded chat equals what the client assembled', async () => {
 
   const client = canonical(withoutStreamingStates(chat.messages));
   const history = canonical(withoutStreamingStates(await stored(chat.id)));
-  if (process.env.DUMP) console.log(JSON.stringify({ client: JSON.parse(client), history: JSON.parse(history) }, null, 1));
   assert.equal(history, client);
 });
