@@ -22,7 +22,7 @@ from turnwire.server.context import current
 from turnwire.server.doors import session_id
 from turnwire.server.errors import error_response
 from turnwire.server.negotiation import Transport
-from turnwire.server.running import stop_turn
+from turnwire.server.running import live_key, stop_turn
 from turnwire.server.streaming import stream_response
 
 _ID_LOC = ("path", "id")
@@ -38,6 +38,7 @@ async def resume(request: Request, chat_id: str, agent_name: str | None = None) 
         return error_response(exc)
     interval = app.settings.keepalive_interval
     headers = {"x-ag-session-id": key, **VERCEL.stream_headers}
+    key = live_key(app, key)
     live = app.turns.get(key)
     if live is not None and not live.done and live.wire == CHAT_WIRE:
         headers["x-ag-trace-id"] = live.turn_id

@@ -225,6 +225,12 @@ class SettlingRun:
     async def aclose(self) -> None:
         await self._run.aclose()
 
+    def cancel(self) -> None:
+        """Stop the turn (``TurnRun.cancel``): it ends with ``stop_reason: cancelled``."""
+        cancel = getattr(self._run, "cancel", None)
+        if cancel is not None:
+            cancel()
+
     async def _settle(self, stop_reason: str | None) -> None:
         if self._settled:
             return

@@ -20,12 +20,17 @@ from turnwire.model import Event
 from turnwire.server.context import AppContext
 from turnwire.server.errors import RequestError
 from turnwire.server.negotiation import Transport
-from turnwire.server.pipeline import StartedTurn
+from turnwire.server.pipeline import StartedTurn, session_scope
 from turnwire.server.streaming import cancel_on_shutdown, stream_response
 
 ON_DISCONNECT_HEADER: Final = "x-ag-on-disconnect"
 CANCEL: Final = "cancel"
 CONTINUE: Final = "continue"
+
+
+def live_key(app: AppContext, session_id: str) -> str:
+    """A running turn's key: its session, within its tenant (one tenant cannot reach another's)."""
+    return session_scope(app.tenant, session_id)
 
 
 def continues_without_client(request: Request, app: AppContext) -> bool:
@@ -54,7 +59,7 @@ def serve_turn(
     """Answer ``turn`` with ``body`` (its framed stream, no keepalives) through its live log: the
     turn runs in a task of its own and this response is its first reader (keepalives on SSE)."""
     live = app.turns.begin(
-        turn.session_id,
+        live_key(app, turn.session_id),
         turn.trace_id,
         turn.events,
         body,
@@ -83,7 +88,7 @@ async def collect_turn(
         yield b""  # an async generator that yields nothing: the log only marks the end
 
     live = app.turns.begin(
-        turn.session_id,
+        live_key(app, turn.session_id),
         turn.trace_id,
         turn.events,
         drain(),
@@ -124,10 +129,11 @@ STOP_WAIT: Final = 5.0
 """Seconds a stop request waits for a turn on this process to store its end."""
 
 
-async def stop_turn(app: AppContext, key: str) -> bool:
+async def stop_turn(app: AppContext, session_id: str) -> bool:
     """Stop the conversation's running turn, on this process or (through the pub/sub) another.
     A turn running here has stored its partial reply when this returns. ``True``: one was running
     (here, or elsewhere as far as the turn logs know)."""
+    key = live_key(app, session_id)
     live = app.turns.get(key)
     elsewhere = None if live is not None else await app.turns.elsewhere(key)
     app.turns.stop(key)

@@ -47,7 +47,12 @@ def test_agenta_batch_answers_with_the_tool_round_and_the_text(warm: Doors) -> N
                 "tool_name": "get_weather",
                 "input": {"city": "Paris"},
             },
-            {"role": "tool", "content": WEATHER_TEXT, "tool_call_id": WEATHER_CALL, "is_error": None},
+            {
+                "role": "tool",
+                "content": WEATHER,
+                "tool_call_id": WEATHER_CALL,
+                "is_error": None,
+            },  # the one output rule: data
             {"role": "assistant", "content": "It is sunny and 21 °C in Paris."},
         ],
         "stop_reason": "end_turn",
@@ -98,7 +103,7 @@ def test_agenta_frames_are_exact_and_the_turn_is_stored(warm: Doors) -> None:
             "style": "static",
             "tool_call_id": WEATHER_CALL,
             "name": "get_weather",
-            "content": WEATHER_TEXT,
+            "content": WEATHER,
             "is_error": None,
         },
         {
@@ -166,7 +171,7 @@ def test_agentex_message_send_runs_the_model_and_stores_the_turn(warm: Doors) ->
         sent = [m["content"] for m in result]
         assert [c["type"] for c in sent] == ["tool_request", "tool_response", "text"]
         assert sent[0]["arguments"] == {"city": "Paris"} and sent[0]["tool_call_id"] == WEATHER_CALL
-        assert sent[1]["content"] == WEATHER_TEXT
+        assert sent[1]["content"] == WEATHER
         assert sent[2]["content"] == "It is sunny and 21 °C in Paris."
         stored = client.get(f"/tasks/{task_id}/messages").json()["messages"]
         assert [(m["content"]["type"], m["content"]["author"]) for m in stored] == [
@@ -311,16 +316,17 @@ def test_a_chat_approval_round_trip_is_stored_as_one_assistant_message(warm: Doo
     messages = stored["messages"]
     assert [(m["role"], [p["type"] for p in m["parts"]]) for m in messages] == [
         ("user", ["text"]),
-        ("assistant", ["tool-delete_file", "text"]),
+        # The steps the two turns' streams opened, as the chat client keeps them.
+        ("assistant", ["step-start", "tool-delete_file", "step-start", "text"]),
     ]
-    tool_part, text_part = messages[1]["parts"]
+    _, tool_part, _, text_part = messages[1]["parts"]
     assert tool_part == {
         "type": "tool-delete_file",
         "toolCallId": DELETE_CALL,
         "state": "output-available",
         "input": {"path": "notes.txt"},
         "approval": {"id": paused.gates[DELETE_CALL], "approved": True},
-        "output": '{"path":"notes.txt","deleted":true}',
+        "output": {"path": "notes.txt", "deleted": True},  # the tool's data: the one output rule
     }
     assert text_part == {"type": "text", "text": "Deleted notes.txt."}
 

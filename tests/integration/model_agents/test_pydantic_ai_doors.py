@@ -39,7 +39,12 @@ def test_agenta_batch_and_frames_carry_the_tool_round(pyd_warm: Doors) -> None:
             "tool_name": "get_weather",
             "input": {"city": "Paris"},
         },
-        {"role": "tool", "content": WEATHER_TEXT, "tool_call_id": WEATHER_CALL, "is_error": None},
+        {
+            "role": "tool",
+            "content": WEATHER,
+            "tool_call_id": WEATHER_CALL,
+            "is_error": None,
+        },  # the one output rule: data
         {"role": "assistant", "content": "It is sunny and 21 °C in Paris."},
     ]
     assert batch["data"]["outputs"]["stop_reason"] == "end_turn"

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 import pytest
 from agentex import Agentex, AuthenticationError
 
@@ -112,6 +113,7 @@ def fill(path: str, v: Victim) -> str:
         .replace("{name}", "demo")
         .replace("{ag_type}", "messages")
         .replace("{model}", "demo")
+        .replace("{chat_id}", LIVE_CHAT)
     )
 
 
@@ -207,7 +209,34 @@ def new_door_turn(method: str, path: str, v: Victim) -> None:
         assert response.headers.get("x-ag-task-id") not in (v.task_id, v.named_task)
 
 
+LIVE_CHAT = "victim-live"
+
+
+def live_turn(method: str, path: str, v: Victim) -> None:
+    """Alice's /chat turn is running: bob's resume finds nothing (204) and bob's stop stops nothing;
+    alice's turn runs to its end."""
+    user = {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "count to 20"}]}
+    with httpx.stream(
+        "POST", f"{v.url}/chat", json={"id": LIVE_CHAT, "messages": [user]}, headers=ALICE, timeout=30
+    ) as alice:
+        assert alice.status_code == 200
+        lines = alice.iter_lines()
+        next(line for line in lines if line.startswith("data: "))
+        response = call(method, path, v, BOB)
+        if path.endswith("/stream"):
+            assert response.status_code == 204, response.text
+        else:
+            assert response.status_code == 200 and response.json()["stopped"] is False, response.text
+        rest = [line for line in lines if line.startswith("data: {")]
+    said = [orjson.loads(line[6:]) for line in rest]
+    assert said[-1]["type"] == "finish" and said[-1].get("finishReason") != "other"
+
+
 ATTACKS: dict[tuple[str, str], Callable[[str, str, Victim], None]] = {
+    ("get", "/chat/{chat_id}/stream"): live_turn,
+    ("get", "/agents/{name}/chat/{chat_id}/stream"): live_turn,
+    ("post", "/chat/{chat_id}/stop"): live_turn,
+    ("post", "/agents/{name}/chat/{chat_id}/stop"): live_turn,
     ("post", "/agui"): new_door_turn,
     ("post", "/agents/{name}/agui"): new_door_turn,
     ("post", "/v1/chat/completions"): new_door_turn,
