@@ -511,12 +511,6 @@ class RecordedRun:
     def stop_reason(self) -> str | None:
         return self._run.stop_reason
 
-    def cancel(self) -> None:
-        """Stop the turn (``TurnRun.cancel``): it ends with ``stop_reason: cancelled``, recorded."""
-        cancel = getattr(self._run, "cancel", None)
-        if cancel is not None:
-            cancel()
-
     def __aiter__(self) -> RecordedRun:
         return self
 
