@@ -13,6 +13,7 @@ from rich.text import Text
 
 from turnwire.cli import app, chat_history
 from turnwire.cli.chat_view import TurnView, as_text
+from turnwire.cli.interrupts import held_interrupts
 from turnwire.client import DEFAULT_URL, Client, ClientError, ClientTurn, Session, tool_call_of
 from turnwire.model import InteractionKind
 
@@ -109,22 +110,36 @@ def _start(console: Console, begin: Callable[..., ClientTurn], *args: Any) -> Cl
     return None
 
 
+def _stream(console: Console, turn: ClientTurn, view: TurnView) -> bool:
+    """Show ``turn``'s events as they arrive; ``False`` if Ctrl-C stopped it or the stream broke off.
+
+    Ctrl-C lands while waiting for the next event, never inside a rendering step (see interrupts)."""
+    with held_interrupts() as interrupts:
+        try:
+            for event in turn:
+                with interrupts.shielded():
+                    view.show(event)
+        except KeyboardInterrupt:
+            with interrupts.shielded():
+                view.close()
+            turn.cancel()
+            console.print(Text("(stopped)", style="yellow"))
+            return False
+        except Exception as exc:
+            with interrupts.shielded():
+                view.close()
+            console.print(Text(f"the stream broke off: {exc}", style="bold red"))
+            return False
+        finally:
+            with interrupts.shielded():
+                view.close()
+    return True
+
+
 def _play(console: Console, turn: ClientTurn, view: TurnView) -> ClientTurn | None:
     """Show ``turn`` as it streams; answer what it asks; the next turn, if the user answered."""
-    try:
-        for event in turn:
-            view.show(event)
-    except KeyboardInterrupt:
-        view.close()
-        turn.cancel()
-        console.print(Text("(stopped)", style="yellow"))
+    if not _stream(console, turn, view):
         return None
-    except Exception as exc:
-        view.close()
-        console.print(Text(f"the stream broke off: {exc}", style="bold red"))
-        return None
-    finally:
-        view.close()
     pending = turn.pending
     if not pending:
         return None

@@ -34,6 +34,9 @@ class Terminal:
     def __init__(self, *args: str) -> None:
         pid, fd = pty.fork()
         if pid == 0:  # the child: the chat, with the pty as its controlling terminal
+            # Ctrl-C must reach it as it does a foreground job, even when pytest was started ignoring
+            # SIGINT (a background job of a non-interactive shell): an ignored signal survives exec.
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
             env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "40"}
             os.execvpe(
                 sys.executable, [sys.executable, "-c", "from turnwire.cli import app; app()", *args], env
