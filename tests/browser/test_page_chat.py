@@ -206,6 +206,8 @@ def test_a_refused_request_is_explained(page: Page, server_url: str) -> None:
     page.goto(server_url)
     page.evaluate("localStorage.setItem('turnwire.chatAgents', JSON.stringify({'chat-ghost-1': 'ghost'}))")
     page.goto(server_url + "#chat-ghost-1")
+    # A fragment change opens the conversation on `hashchange`, after goto returns: wait for it to show.
+    expect(page.locator(".empty-chat")).to_contain_text("Talk to ghost")
     send(page, "anyone there?")
     banner = page.locator(".log > .agent-error")
     expect(banner).to_have_text(re.compile(r"^Error: Unknown agent: ghost"))

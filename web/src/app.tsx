@@ -189,9 +189,11 @@ function PaperclipIcon(): JSX.Element {
 function Composer({
   chat,
   onSend,
+  disabled,
 }: {
   chat: PageChat;
   onSend: (text: string, files: FileList | null) => void;
+  disabled: boolean;
 }): JSX.Element {
   const [text, setText] = useState('');
   const [files, setFiles] = useState<FileList | null>(null);
@@ -199,7 +201,7 @@ function Composer({
   const textarea = useRef<HTMLTextAreaElement>(null);
   const busy = chat.busy;
   const send = () => {
-    if (busy || (!text.trim() && !files?.length)) return;
+    if (busy || disabled || (!text.trim() && !files?.length)) return;
     onSend(text, files);
     setText('');
     setFiles(null);
@@ -255,6 +257,7 @@ function Composer({
           placeholder="Message the agent…"
           aria-label="Message"
           aria-describedby="composer-hint"
+          disabled={disabled}
           value={text}
           onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
           onKeyDown={(e) => {
@@ -275,7 +278,7 @@ function Composer({
             Stop
           </button>
         ) : (
-          <button type="submit" class="primary" disabled={!text.trim() && !files?.length}>
+          <button type="submit" class="primary" disabled={disabled || (!text.trim() && !files?.length)}>
             Send
           </button>
         )}
@@ -343,6 +346,9 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
   const log = useRef<HTMLDivElement>(null);
   const stickToBottom = useRef(true);
   const opening = useRef(0);
+  // While another conversation loads, the one still shown takes no message: it would go to the wrong
+  // conversation (e.g. typed right after a hash change, before the stored history has arrived).
+  const [loading, setLoading] = useState(false);
   useChatUpdates(chat);
 
   const refreshTasks = useCallback(() => {
@@ -355,6 +361,7 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
   const openChat = useCallback(
     async (chatId: string | null, agentName?: string, push = true) => {
       const attempt = ++opening.current;
+      setLoading(true);
       setSidebarOpen(false);
       setProblem(null);
       const id = chatId ?? newChatId();
@@ -367,6 +374,7 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
         }
       }
       if (attempt !== opening.current) return; // the user opened another one meanwhile
+      setLoading(false);
       const name = agentName ?? chatAgents.get(id) ?? defaultAgent;
       const next = new PageChat(id, name === defaultAgent ? null : name, messages);
       setAgent(name);
@@ -425,7 +433,7 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
   );
 
   const send = (text: string, files: FileList | null) => {
-    if (!chat) return;
+    if (!chat || loading) return;
     if (!chat.messages.length) {
       titles.set(chat.id, titleOf(text || files?.[0]?.name || 'Files'));
       chatAgents.set(chat.id, agent);
@@ -536,7 +544,7 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
             </div>
           )}
         </div>
-        {chat && <Composer chat={chat} onSend={send} />}
+        {chat && <Composer chat={chat} onSend={send} disabled={loading} />}
       </main>
       <KeyDialog />
     </div>
