@@ -18,7 +18,7 @@ from turnwire.server import Settings, create_app
 
 pytestmark = pytest.mark.browser
 
-KEY = "tw-test-key-1"
+KEY = "tw-page-test-key-0123456789"
 
 
 def _settings(folder: Path, **overrides: object) -> Settings:
@@ -38,34 +38,6 @@ def _mounted(inner: FastAPI, prefix: str) -> FastAPI:
     outer = FastAPI(lifespan=lifespan)
     outer.mount(prefix, inner)
     return outer
-
-
-class RequireKey:
-    """Stand-in for the server's API keys (issue 12): every route but the page and /health wants
-    ``Authorization: Bearer <KEY>`` and answers 401 JSON without it."""
-
-    def __init__(self, app) -> None:  # type: ignore[no-untyped-def]
-        self.app = app
-
-    async def __call__(self, scope, receive, send) -> None:  # type: ignore[no-untyped-def]
-        path = scope.get("path", "")
-        open_path = path in ("/", "/health") or path.startswith("/page/")
-        headers = dict(scope.get("headers") or [])
-        if scope["type"] != "http" or open_path or headers.get(b"authorization") == f"Bearer {KEY}".encode():
-            await self.app(scope, receive, send)
-            return
-        body = b'{"detail":"API key required"}'
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 401,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
 
 
 @pytest.fixture
@@ -105,8 +77,9 @@ def test_the_page_gets_approvals_from_a_server_targeting_ai_5(fresh_page: Page, 
 
 def test_the_page_asks_for_an_api_key_once_and_sends_it(fresh_page: Page, tmp_path: Path) -> None:
     page = fresh_page
-    app = create_app(page_test_agents(), settings=_settings(tmp_path))
-    app.add_middleware(RequireKey)
+    # The server's own API keys (issue 12): the page and its assets load without one, every other
+    # route answers 401 JSON until the page sends the key it asked for.
+    app = create_app(page_test_agents(), settings=_settings(tmp_path, api_keys=[f"page:{KEY}"]))
     with serve_app(app) as url:
         page.goto(url + "/")
         dialog = page.get_by_role("dialog", name="API key needed")
