@@ -1,7 +1,7 @@
 """The AG-UI format (Agent-User Interaction protocol): messages in and out, and the event stream.
 
 - ``parse_messages``: AG-UI messages → canonical (``inbound``)
-- ``render_messages``: canonical → AG-UI messages (``outbound``)
+- ``render_messages``: canonical → AG-UI messages (``outbound``); ``render_conversation``: stored ones
 - ``parse_run_input`` / ``RunInput``: a ``RunAgentInput`` body, ``resume[]`` answers included (``run_input``)
 - ``interrupt_of`` / ``parse_resume``: interaction requests ⇄ interrupts and their answers (``interrupts``)
 - ``AgUiStreamEncoder``: canonical events → AG-UI events (``stream``); SSE framing is the server's
@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 from turnwire.formats import WireFormat
+from turnwire.formats.agui.conversation import render_conversation
 from turnwire.formats.agui.headers import BATCH_HEADERS, STREAM_HEADERS
 from turnwire.formats.agui.inbound import parse_messages
 from turnwire.formats.agui.interrupts import interrupt_of, parse_resume, split_interrupt_id
@@ -33,6 +34,7 @@ FORMAT = WireFormat(
     stream_encoder=stream_encoder,
     batch_headers=BATCH_HEADERS,
     stream_headers=STREAM_HEADERS,
+    render_conversation=render_conversation,
 )
 
 __all__ = [
@@ -46,6 +48,7 @@ __all__ = [
     "parse_messages",
     "parse_resume",
     "parse_run_input",
+    "render_conversation",
     "render_messages",
     "render_turn",
     "split_interrupt_id",

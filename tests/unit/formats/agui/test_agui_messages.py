@@ -359,3 +359,18 @@ def _blocks(msgs: list[Message]) -> list[Any]:
             else:
                 out.append((side, b))
     return out
+
+
+def test_a_stored_conversation_reads_back_without_the_conversation_note() -> None:
+    """The note (message, turn, session) is turnwire's bookkeeping: an AG-UI client never saw it."""
+    render = get_format("agui").render_conversation
+    assert render is not None
+    note = {"turnwire": {"message_id": "u1"}}
+    stored = [
+        Message("user", [TextBlock("hi")], id="u1", metadata=note),
+        Message("assistant", [TextBlock("yo")], id="a1", metadata={**note, "kept": 1}),
+    ]
+    assert render(stored, {}) == [
+        {"id": "u1", "role": "user", "content": "hi"},
+        {"id": "a1", "role": "assistant", "content": "yo", "metadata": {"kept": 1}},
+    ]
