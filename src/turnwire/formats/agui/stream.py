@@ -13,7 +13,9 @@ tool call                  ``TOOL_CALL_START`` (``parentMessageId`` = the step's
 tool result                ``TOOL_CALL_RESULT`` (text; anything else as JSON)
 interaction request        approval / user input / other: an interrupt on ``RUN_FINISHED``;
                            client tool: the call as ``TOOL_CALL_*``, listed in ``pendingToolCallIds``
-data / file                ``CUSTOM`` (``name`` = the data's name / ``file``)
+data / file                ``CUSTOM`` (``name`` = the data's name / ``file``); data that is not
+                           transient also as ``ACTIVITY_SNAPSHOT`` (an ``activity`` message, as in
+                           the stored conversation)
 usage                      ``RUN_FINISHED.usage``
 error                      ``RUN_ERROR`` at the end (instead of ``RUN_FINISHED``)
 (finish)                   ``RUN_FINISHED`` with ``outcome`` success / interrupt / cancelled
@@ -97,6 +99,7 @@ class AgUiStreamEncoder:
         self._open_text: dict[str, None] = {}
         self._open_reasoning: dict[str, None] = {}
         self._n_text = 0
+        self._n_data = 0
         self._n_reasoning = 0
         self._step = 0
         self._step_open = False
@@ -358,6 +361,17 @@ class AgUiStreamEncoder:
     def _data(self, event: DataEvent) -> list[AgUiEvent]:
         out = self._in_step()
         out.append({"type": "CUSTOM", "name": event.name or "data", "value": event.data})
+        if not event.transient:
+            # The client keeps it as an activity message, as the stored conversation reads back.
+            self._n_data += 1
+            out.append(
+                {
+                    "type": "ACTIVITY_SNAPSHOT",
+                    "messageId": f"{self.run_id}-data-{self._n_data}",
+                    "activityType": event.name or "data",
+                    "content": event.data if isinstance(event.data, dict) else {"value": event.data},
+                }
+            )
         return out
 
     def _file(self, event: FileEvent) -> list[AgUiEvent]:

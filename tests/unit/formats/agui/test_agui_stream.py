@@ -196,6 +196,15 @@ def test_data_and_files_are_custom_events() -> None:
     ]
 
 
+def test_stored_data_is_also_an_activity_message_the_client_keeps() -> None:
+    """The stored conversation reads data back as activity messages; the client holds them too."""
+    out = run([DataEvent("chart", {"x": 1}), DataEvent(None, [1]), DataEvent("tick", 1, transient=True)])
+    activities = [e for e in out if e["type"] == "ACTIVITY_SNAPSHOT"]
+    kept = [(e["activityType"], e["content"]) for e in activities]
+    assert kept == [("chart", {"x": 1}), ("data", {"value": [1]})]
+    assert len({e["messageId"] for e in activities}) == 2
+
+
 def test_a_failed_run_closes_what_is_open_then_reports_run_error() -> None:
     out = run([MessageStart("m"), MessageDelta("m", "Starting…")], error="boom")
     assert types(out)[-3:] == ["TEXT_MESSAGE_END", "STEP_FINISHED", "RUN_ERROR"]
