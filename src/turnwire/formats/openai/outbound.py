@@ -3,7 +3,8 @@
 A Chat Completions assistant message holds one text, its reasoning (``reasoning_content``, the
 field OpenAI-compatible servers use) and its tool calls; each tool result is a ``tool`` message.
 So one canonical message may become several, in the order of its blocks: a text or reasoning after
-a tool call opens a new assistant message. Data blocks and files in assistant messages have no
+a tool call opens a new assistant message; texts (and thoughts) that share one are joined by a blank
+line, as a completion joins them. Data blocks and files in assistant messages have no
 place in Chat Completions and are dropped; roles Chat Completions does not know become ``user``.
 """
 
@@ -32,6 +33,8 @@ from turnwire.model import (
 )
 
 DEFAULT_MEDIA_TYPE: Final = "application/octet-stream"
+SEPARATOR: Final = "\n\n"
+"""Between the texts (and the thoughts) of one answer."""
 
 
 def tool_call(call_id: str, name: str | None, arguments: Any) -> dict[str, Any]:
@@ -126,7 +129,8 @@ def _assistant_side(msg: Message, out: list[dict[str, Any]]) -> None:
             text = (
                 block.text if isinstance(block, TextBlock) else block.text or "\n".join(block.summary or ())
             )
-            current[key] = current.get(key, "") + text
+            # Two texts (or thoughts) of one answer are joined as the answer joined them.
+            current[key] = SEPARATOR.join(t for t in (current.get(key, ""), text) if t)
         elif isinstance(block, ToolCallBlock):
             if current is None or out[-1] is not current:
                 current = open_assistant()

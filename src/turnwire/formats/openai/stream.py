@@ -22,6 +22,7 @@ from typing import Any, Final
 from turnwire.formats.openai.client_calls import EXECUTED_KEY, client_call, executed_call
 from turnwire.formats.openai.errors import error_body
 from turnwire.formats.openai.finish_reason import finish_reason
+from turnwire.formats.openai.outbound import SEPARATOR
 from turnwire.model import (
     Done,
     ErrorEvent,
@@ -37,7 +38,6 @@ from turnwire.model import (
 )
 
 Chunk = dict[str, Any]
-SEPARATOR: Final = "\n\n"
 RUN_FAILED_TEXT: Final = "The agent run failed."
 
 

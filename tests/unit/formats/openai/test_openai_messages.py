@@ -289,6 +289,7 @@ def _blocks(msgs: list[Message]) -> list[Any]:
     out: list[Any] = []
     for m in msgs:
         side = "user" if m.role == "user" else "assistant"
+        joined: Any = None  # the last block of this message (texts of one answer join by a blank line)
         for b in m.content:
             if isinstance(b, ToolResultBlock):
                 b = ToolResultBlock(b.id, None, b.output if b.output is not UNSET else "")
@@ -299,9 +300,12 @@ def _blocks(msgs: list[Message]) -> list[Any]:
                 and out[-1][0] == side
                 and type(out[-1][1]) is kind
             ):
-                out[-1] = (side, kind(out[-1][1].text + b.text))
+                same_answer = side == "assistant" and joined is out[-1]
+                glue = "\n\n" if same_answer and out[-1][1].text and b.text else ""
+                out[-1] = (side, kind(out[-1][1].text + glue + b.text))
             elif kind in (TextBlock, ReasoningBlock) and not b.text:
                 continue
             else:
                 out.append((side, b))
+            joined = out[-1] if out else None
     return out
