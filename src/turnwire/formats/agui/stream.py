@@ -8,7 +8,8 @@ message start/delta/end    ``TEXT_MESSAGE_START`` (role assistant) / ``_CONTENT`
 message (whole)            the three of them
 thought start/delta/end    ``REASONING_START`` + ``REASONING_MESSAGE_START`` / ``_CONTENT`` /
                            ``REASONING_MESSAGE_END`` + ``REASONING_END``
-tool call                  ``TOOL_CALL_START`` (``parentMessageId`` = the step's last text message),
+tool call                  ``TOOL_CALL_START`` (``parentMessageId`` = the step's last text message
+                           unless reasoning or data came after it),
                            ``TOOL_CALL_ARGS`` (the arguments as JSON text), ``TOOL_CALL_END``
 tool result                ``TOOL_CALL_RESULT`` (text; anything else as JSON)
 interaction request        approval / user input / other: an interrupt on ``RUN_FINISHED``;
@@ -219,6 +220,9 @@ class AgUiStreamEncoder:
 
     def _open_reasoning_message(self, message_id: str) -> list[AgUiEvent]:
         out = self._output()
+        # A call after this belongs after it: parented to the text before, the client would hold
+        # the call (and its result) ahead of this reasoning.
+        self._parent_message = None
         if message_id not in self._open_reasoning:
             self._open_reasoning[message_id] = None
             out += (
@@ -362,8 +366,10 @@ class AgUiStreamEncoder:
         out = self._in_step()
         out.append({"type": "CUSTOM", "name": event.name or "data", "value": event.data})
         if not event.transient:
-            # The client keeps it as an activity message, as the stored conversation reads back.
+            # The client keeps it as an activity message, as the stored conversation reads back;
+            # a call after it is not the text's before it (see _open_reasoning_message).
             self._n_data += 1
+            self._parent_message = None
             out.append(
                 {
                     "type": "ACTIVITY_SNAPSHOT",

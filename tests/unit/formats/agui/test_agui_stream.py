@@ -187,6 +187,13 @@ def test_structured_output_goes_out_as_json_text() -> None:
     assert next(e for e in out if e["type"] == "TOOL_CALL_RESULT")["content"] == '{"a":[1,2]}'
 
 
+def test_a_call_after_reasoning_or_data_is_not_parented_to_the_text_before() -> None:
+    """The client would hold such a call (and its result) ahead of the reasoning or data."""
+    for between in (Thought("hmm"), DataEvent("card", {"a": 1})):
+        out = run([MessageEvent(text="hi"), between, ToolCall("c", "f", {})])
+        assert "parentMessageId" not in next(e for e in out if e["type"] == "TOOL_CALL_START")
+
+
 def test_data_and_files_are_custom_events() -> None:
     out = run([DataEvent("chart", {"x": 1}), FileEvent("https://x/y.png", "image/png")])
     customs = [e for e in out if e["type"] == "CUSTOM"]
