@@ -1,0 +1,31 @@
+"""Generated turns for the round-trip tests: each turn is a JSON list of steps the ``scripted``
+agent plays (text, streamed text, thoughts, tool calls with results, data parts, files)."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=12)
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-1000, 1000) | _text,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("abc"), inner, max_size=3),
+    max_leaves=6,
+)
+_name = st.sampled_from(["get_weather", "search", "lookup"])
+_step = st.one_of(
+    st.tuples(st.just("text"), _text),
+    st.tuples(st.just("stream"), st.lists(_text, min_size=1, max_size=4)),
+    st.tuples(st.just("thought"), _text),
+    st.tuples(st.just("think"), st.lists(_text, min_size=1, max_size=3)),
+    st.tuples(
+        st.just("tool"),
+        _name,
+        st.dictionaries(st.sampled_from("xyz"), _json, max_size=2),
+        _text,
+        st.none() | st.dictionaries(st.sampled_from("pq"), _json, min_size=1, max_size=2),
+        st.booleans(),
+    ),
+    st.tuples(st.just("data"), st.sampled_from(["weather", "card"]), _json),
+    st.tuples(st.just("file"), st.just("https://example.com/a.png"), st.just("image/png")),
+)
+turns = st.lists(st.lists(_step, min_size=1, max_size=5), min_size=1, max_size=3)
