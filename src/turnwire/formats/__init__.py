@@ -44,6 +44,9 @@ class TurnInfo:
     """The conversation the turn ran on (calls answered in this turn are found here)."""
     client_version: Any = None
     """The client version the answer targets, as the format's ``VersionOption`` parsed it."""
+    events: Sequence[Event] = ()
+    """A batch answer's events, the whole turn (``render_turn``: for a format whose batch answer
+    shows more than the fold keeps, as its stream's client would hold it)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ Only then does the turn start, on the one pipeline (``server.pipeline``).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Final
 from urllib.parse import unquote
 
@@ -178,7 +179,7 @@ def _batch(fmt: WireFormat, events: list[Event], info: TurnInfo, headers: dict[s
     assert fmt.render_turn is not None
     turn = fold(events)
     pending = [e for e in events if isinstance(e, InteractionRequest)]
-    outputs = fmt.render_turn(turn, pending, info)
+    outputs = fmt.render_turn(turn, pending, replace(info, events=events))
     headers.update(fmt.batch_headers)
     if turn.pending_interaction is not None:
         # Beyond the reference, which names only the last request: every gate of the turn, so a

@@ -205,4 +205,6 @@ def test_vercel_batch(client: httpx.Client) -> None:
     out = r.json()["data"]["outputs"]
     assert out["stop_reason"] == "end_turn"
     assert all({"id", "role", "parts"} <= set(m) for m in out["messages"])
-    assert out["messages"][0]["parts"][0] == {"type": "text", "text": "you said: yo"}
+    # The message the stream's client holds: its step opens first.
+    step, text = out["messages"][0]["parts"][:2]
+    assert step == {"type": "step-start"} and text == {"type": "text", "text": "you said: yo"}

@@ -48,9 +48,17 @@ def test_demo_vercel_batch_equals_fold_of_its_ndjson_stream(client: httpx.Client
     body = invoke_body(_ui(text))
     batch = client.post("/agents/demo/invoke", json=body, headers=VERCEL)
     stream = client.post("/agents/demo/invoke", json=body, headers={"accept": NDJSON, **VERCEL})
-    turn = fold(decode_frames(ndjson_lines(stream.content)))
-    message_id = f"msg-{batch.json()['trace_id']}"  # as the stream's start.messageId would be
-    assert batch.json()["data"]["outputs"] == vercel.render_outputs(turn, message_id=message_id)
+    events = list(decode_frames(ndjson_lines(stream.content)))
+    answer = batch.json()
+    message_id = f"msg-{answer['trace_id']}"  # as the stream's start.messageId would be
+    expected = vercel.render_outputs(
+        fold(events),
+        message_id=message_id,
+        events=events,
+        session_id=answer["session_id"],
+        trace_id=answer["trace_id"],
+    )
+    assert answer["data"]["outputs"] == expected
 
 
 @pytest.mark.parametrize("transport", ["sse", "ndjson"])

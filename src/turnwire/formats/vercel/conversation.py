@@ -1,22 +1,36 @@
-"""A stored conversation as the ``useChat`` page holds it after its turns.
+"""A stored conversation as the ``useChat`` page holds it after its turns, and a batch turn's
+answer as that page would hold it: both rendered by ``_render``, so they never differ.
 
 The store keeps one content per block; each carries (``Message.metadata[NOTE_KEY]``) the message
 it is part of and the turn that wrote it. From those this module rebuilds what the client
 assembled from the streams: one assistant UIMessage per answer under the stream's
 ``start.messageId`` (however many turns an approval split it into), the client's own message ids,
-``step-start`` parts where each turn opened its steps (``with_steps``), and the stream's message
+``step-start`` parts where each turn opened its steps (``with_steps``), ``data-render`` parts
+after the calls and results that had a ``render`` (noted as ``render``), and the stream's message
 metadata (``sessionId``, then each turn's ``usage`` and ``traceId``, the last turn winning).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from turnwire.formats import NOTE_KEY, without_note
+from turnwire.formats.vercel.answer import answer_of, render_block
 from turnwire.formats.vercel.outbound import render_messages, with_steps
-from turnwire.model import Block, Message, Role, ToolCallBlock
+from turnwire.formats.vercel.versions import ClientVersion
+from turnwire.interactions import pending_approvals, render_pending
+from turnwire.model import (
+    Block,
+    Event,
+    InteractionRequest,
+    Message,
+    Role,
+    ToolCallBlock,
+    ToolResultBlock,
+    Turn,
+)
 
 ANSWER_ROLES: Final = frozenset((Role.ASSISTANT, Role.TOOL))
 
@@ -35,6 +49,15 @@ def _side(msg: Message) -> str:
     return msg.role
 
 
+def _with_render(blocks: list[Block], render: Any) -> list[Block]:
+    """A stored call or result noted with a ``render``: its blocks, then the ``data-render`` part."""
+    if render is None or not blocks:
+        return blocks
+    call = blocks[0]
+    call_id = call.id if isinstance(call, ToolCallBlock | ToolResultBlock) else None
+    return [*blocks, render_block(call_id, render)]
+
+
 def _groups(messages: Sequence[Message]) -> list[_Group]:
     """Consecutive answer messages join into one assistant message unless the store says they
     belong to different messages; a client's message stored as several contents is one again."""
@@ -42,6 +65,7 @@ def _groups(messages: Sequence[Message]) -> list[_Group]:
     for msg in messages:
         note = (msg.metadata or {}).get(NOTE_KEY) or {}
         role, message_id, turn = _side(msg), note.get("message_id"), note.get("turn")
+        content = _with_render(list(msg.content), note.get("render"))
         last = out[-1] if out else None
         answer = (
             last is not None
@@ -59,13 +83,13 @@ def _groups(messages: Sequence[Message]) -> list[_Group]:
         if last is not None and (answer or split_client_message):
             if role in ANSWER_ROLES:
                 last.message.role = Role.ASSISTANT
-            last.message.content.extend(msg.content)
+            last.message.content.extend(content)
             last.message_id = last.message_id or message_id
         else:
-            copy = Message(role, list(msg.content), id=msg.id, metadata=without_note(msg.metadata))
+            copy = Message(role, list(content), id=msg.id, metadata=without_note(msg.metadata))
             last = _Group(copy, message_id)
             out.append(last)
-        last.turns.append((turn, list(msg.content)))
+        last.turns.append((turn, content))
         if turn is not None:
             if note.get("session"):
                 last.metadata.setdefault("sessionId", note["session"])
@@ -75,9 +99,11 @@ def _groups(messages: Sequence[Message]) -> list[_Group]:
     return out
 
 
-def _with_turns(groups: list[_Group]) -> list[Message]:
+def _with_turns(groups: list[_Group], calls: Collection[str] = ()) -> list[Message]:
+    """Each group's message with the ``step-start`` parts its turns' streams sent (``calls``: the
+    calls the conversation held before the first group)."""
     out: list[Message] = []
-    calls: set[str] = set()
+    known = set(calls)
     for group in groups:
         blocks: list[Block] = []
         i, turns = 0, group.turns
@@ -87,8 +113,8 @@ def _with_turns(groups: list[_Group]) -> list[Message]:
             while i < len(turns) and turns[i][0] == turn:
                 run.extend(turns[i][1])
                 i += 1
-            blocks.extend(with_steps(run, calls) if turn is not None else run)
-            calls.update(b.id for b in run if isinstance(b, ToolCallBlock) and b.id)
+            blocks.extend(with_steps(run, known) if turn is not None else run)
+            known.update(b.id for b in run if isinstance(b, ToolCallBlock) and b.id)
         message = group.message
         message.content = blocks
         if group.metadata and message.role == Role.ASSISTANT:
@@ -97,7 +123,124 @@ def _with_turns(groups: list[_Group]) -> list[Message]:
     return out
 
 
+def _render(
+    groups: list[_Group],
+    approvals: Mapping[str, str],
+    calls: Collection[str] = (),
+    client_version: ClientVersion = ClientVersion.DEFAULT,
+) -> list[dict[str, Any]]:
+    return render_messages(
+        _with_turns(groups, calls), approvals=dict(approvals), client_version=client_version
+    )
+
+
 def render_conversation(messages: Sequence[Message], approvals: Mapping[str, str]) -> list[dict[str, Any]]:
     """What a ``useChat`` page holds after those turns (module docstring); calls still waiting for
     a decision in ``approval-requested`` with the approval id to echo back."""
-    return render_messages(_with_turns(_groups(messages)), approvals=dict(approvals))
+    return _render(_groups(messages), approvals)
+
+
+_EARLIER: Final = "earlier"
+"""The turn a continued message's earlier parts came from, when the client sent them (its steps
+are not on the wire the client sends, so they are put back by the stream's rule)."""
+
+
+def render_answer(
+    blocks: Sequence[Block],
+    *,
+    message_id: str | None,
+    history: Sequence[Message] = (),
+    approvals: Mapping[str, str] | None = None,
+    session_id: str | None = None,
+    trace_id: str | None = None,
+    usage: dict[str, Any] | None = None,
+    client_version: ClientVersion = ClientVersion.DEFAULT,
+) -> list[dict[str, Any]]:
+    """One turn's ``blocks`` (``answer.answer_of``) as the assistant UIMessage its stream's client
+    holds after it, rendered as the stored conversation renders it (``[]`` without blocks).
+
+    A continuation (``message_id`` names an assistant message of ``history``) is that message with
+    the turn appended, as the client appends to it; otherwise a call the turn answers from
+    ``history`` (a result after an approval) keeps its input and decision from there.
+    """
+    if not blocks:
+        return []
+    calls = {b.id for m in history for b in m.content if isinstance(b, ToolCallBlock) and b.id}
+    earlier = next(
+        (m for m in reversed(history) if message_id and m.id == message_id and m.role == Role.ASSISTANT),
+        None,
+    )
+    group = _Group(Message(Role.ASSISTANT, [], id=message_id), message_id)
+    if earlier is not None:
+        group.message.metadata = without_note(dict(earlier.metadata)) if earlier.metadata else None
+        group.turns.append((_EARLIER, list(earlier.content)))
+        calls -= {b.id for b in earlier.content if isinstance(b, ToolCallBlock)}
+    else:
+        called = {b.id for b in blocks if isinstance(b, ToolCallBlock)}
+        resumed = {b.id for b in blocks if isinstance(b, ToolResultBlock) and b.id not in called}
+        context = [
+            b
+            for m in history
+            for b in m.content
+            if isinstance(b, ToolCallBlock | ToolResultBlock) and b.id is not None and b.id in resumed
+        ]
+        if context:
+            group.turns.append((None, context))
+    group.turns.append((trace_id or "", list(blocks)))
+    if session_id:
+        group.metadata["sessionId"] = session_id
+    if usage:
+        group.metadata["usage"] = usage
+    if trace_id:
+        group.metadata["traceId"] = trace_id
+    return _render([group], approvals or {}, calls, client_version)
+
+
+def render_outputs(
+    turn: Turn,
+    *,
+    continuation_id: str | None = None,
+    message_id: str | None = None,
+    history: Sequence[Message] = (),
+    pending: Sequence[InteractionRequest] = (),
+    client_version: ClientVersion = ClientVersion.DEFAULT,
+    events: Iterable[Event] | None = None,
+    session_id: str | None = None,
+    trace_id: str | None = None,
+) -> dict[str, Any]:
+    """A turn as the batch ``data.outputs``: UIMessages, ``stop_reason``, ``pending_interaction``.
+
+    The turn is ONE assistant UIMessage, the one a client holds after the stream of the same turn
+    and the one ``?format=vercel`` reads back (``render_answer``; the reference returns one per
+    folded message, tool info lost, Q10): id ``continuation_id``, else ``message_id``. With the
+    turn's ``events`` it has everything the stream sent (reasoning, data, files, usage), else what
+    ``turn``'s messages hold; ``session_id`` and ``trace_id`` go into its metadata as the stream's
+    ``start`` and ``finish`` put them. Calls waiting for approval (``pending``, else the turn's
+    last request) render ``approval-requested`` with the id to answer with.
+    ``pending_interaction`` has the Agenta shape ``{"type", "id", "kind", "payload"?, "tool"}``.
+    """
+    usage = None
+    if events is not None:
+        answer = answer_of(events)
+        blocks, usage = answer.blocks, answer.usage
+    else:
+        blocks = [b for m in turn.messages for b in m.content]
+    request = turn.pending_interaction
+    waiting = pending or ([request] if request is not None else [])
+    outputs: dict[str, Any] = {
+        "messages": render_answer(
+            blocks,
+            message_id=continuation_id or message_id,
+            history=history,
+            approvals=pending_approvals(waiting),
+            session_id=session_id,
+            trace_id=trace_id,
+            usage=usage,
+            client_version=client_version,
+        )
+    }
+    if turn.stop_reason is not None:
+        outputs["stop_reason"] = turn.stop_reason
+    if request is not None:
+        outputs["pending_interaction"] = render_pending(request)
+    return outputs

@@ -13,21 +13,18 @@ from typing import Any, Final
 
 from turnwire.formats.vercel import tool_states
 from turnwire.formats.vercel.versions import ClientVersion
-from turnwire.interactions import pending_approvals, render_pending
 from turnwire.model import (
     UNSET,
     AttachmentBlock,
     Block,
     DataBlock,
     ImageBlock,
-    InteractionRequest,
     Message,
     ReasoningBlock,
     ResourceBlock,
     TextBlock,
     ToolCallBlock,
     ToolResultBlock,
-    Turn,
     UnknownBlock,
 )
 
@@ -194,48 +191,6 @@ def _tool_result(
     tool_states.apply_result(part, block)
 
 
-def render_outputs(
-    turn: Turn,
-    *,
-    continuation_id: str | None = None,
-    message_id: str | None = None,
-    history: Sequence[Message] = (),
-    pending: Sequence[InteractionRequest] = (),
-    client_version: ClientVersion = ClientVersion.DEFAULT,
-) -> dict[str, Any]:
-    """A folded turn as the batch ``data.outputs``: UIMessages, ``stop_reason``, ``pending_interaction``.
-
-    The turn is ONE assistant UIMessage, as a client assembles it from the stream of the same turn
-    (the reference returns one per folded message, tool info lost, Q10): id ``continuation_id``,
-    else ``message_id``. A tool the turn resumed from ``history`` (a call answered after an
-    approval) keeps its input and decision there. Calls waiting for approval (``pending``, else
-    the turn's last request) render ``approval-requested`` with the id to answer with.
-    ``pending_interaction`` has the Agenta shape ``{"type", "id", "kind", "payload"?, "tool"}``.
-    """
-    blocks = [b for m in turn.messages for b in m.content]
-    called = {b.id for b in blocks if isinstance(b, ToolCallBlock)}
-    resumed = {b.id for b in blocks if isinstance(b, ToolResultBlock) and b.id not in called}
-    context = [
-        b
-        for m in history
-        for b in m.content
-        if isinstance(b, ToolCallBlock | ToolResultBlock) and b.id is not None and b.id in resumed
-    ]
-    request = turn.pending_interaction
-    waiting = pending or ([request] if request is not None else [])
-    answer = [Message("assistant", context + blocks, id=continuation_id or message_id)] if blocks else []
-    outputs: dict[str, Any] = {
-        "messages": render_messages(
-            answer, approvals=pending_approvals(waiting), client_version=client_version
-        )
-    }
-    if turn.stop_reason is not None:
-        outputs["stop_reason"] = turn.stop_reason
-    if request is not None:
-        outputs["pending_interaction"] = render_pending(request)
-    return outputs
-
-
 _MODEL_OUTPUT: Final = (TextBlock, ReasoningBlock, ToolCallBlock)
 
 
@@ -251,8 +206,9 @@ def with_steps(blocks: Sequence[Block], earlier_calls: Collection[str] = ()) -> 
     step_open = after_output = False
     for block in blocks:
         if not step_open:
-            if isinstance(block, ToolResultBlock) and block.id in earlier_calls:
-                out.append(block)
+            resumed = isinstance(block, ToolResultBlock) and block.id in earlier_calls
+            if resumed or _renders(block, earlier_calls):
+                out.append(block)  # a resumed call's result (and its ``data-render``) precede the step
                 continue
             out.append(UnknownBlock(dict(STEP_START)))
             step_open = True
@@ -263,3 +219,10 @@ def with_steps(blocks: Sequence[Block], earlier_calls: Collection[str] = ()) -> 
             after_output = True
         out.append(block)
     return out
+
+
+def _renders(block: Block, call_ids: Collection[str]) -> bool:
+    """Whether ``block`` is the ``data-render`` part of one of ``call_ids``."""
+    if not isinstance(block, DataBlock) or block.name != "render" or not isinstance(block.data, dict):
+        return False
+    return block.data.get("toolCallId") in call_ids

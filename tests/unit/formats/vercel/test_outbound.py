@@ -276,7 +276,8 @@ def test_a_paused_batch_turn_renders_its_gate_approval_requested_with_the_id_to_
     request = InteractionRequest("ap_1", "user_approval", {"toolCallId": "c1", "toolName": "rm"})
     turn = Turn([Message("tool", [ToolCallBlock("c1", "rm", {"path": "x"})])], "paused", request)
     (message,) = render_outputs(turn)["messages"]
-    (part,) = message["parts"]
+    step, part = message["parts"]
+    assert step == {"type": "step-start"}
     assert part["state"] == "approval-requested"
     assert part["approval"] == {"id": "ap_1"}
     assert part["input"] == {"path": "x"}
@@ -290,7 +291,7 @@ def test_two_gates_pending_in_one_turn_each_get_their_own_approval_id() -> None:
     calls = [Message("tool", [ToolCallBlock("a", "rm", {})]), Message("tool", [ToolCallBlock("b", "rm", {})])]
     turn = Turn(calls, "paused", gates[-1])
     (message,) = render_outputs(turn, pending=gates)["messages"]
-    assert [(p["toolCallId"], p["approval"]["id"]) for p in message["parts"]] == [
+    assert [(p["toolCallId"], p["approval"]["id"]) for p in message["parts"][1:]] == [
         ("a", "ap_a"),
         ("b", "ap_b"),
     ]
@@ -342,8 +343,10 @@ def test_a_batch_turn_is_one_assistant_message_as_the_stream_assembles_it() -> N
     )
     (message,) = render_outputs(turn, message_id="msg-t1")["messages"]
     assert message["id"] == "msg-t1" and message["role"] == "assistant"
-    assert [p["type"] for p in message["parts"]] == ["text", "tool-lookup", "text"]
-    assert message["parts"][1]["state"] == "output-available"
+    # New output after a tool result opens a step, as the stream does.
+    kinds = [p["type"] for p in message["parts"]]
+    assert kinds == ["step-start", "text", "tool-lookup", "step-start", "text"]
+    assert message["parts"][2]["state"] == "output-available"
 
 
 def test_a_resumed_call_keeps_its_input_and_decision_from_the_history() -> None:
@@ -364,7 +367,9 @@ def test_a_resumed_call_keeps_its_input_and_decision_from_the_history() -> None:
         "messages"
     ]
     assert message["id"] == "asst-1"
-    tool, text = message["parts"]
+    # The resumed call's result precedes the turn's step, as the stream sends it.
+    tool, step, text = message["parts"]
+    assert step == {"type": "step-start"}
     assert tool["toolCallId"] == "c1" and tool["input"] == {"path": "x"}
     assert tool["state"] == "output-available" and tool["output"] == "x deleted"
     assert tool["approval"] == {"id": "ap_1", "approved": True}

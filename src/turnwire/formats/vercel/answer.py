@@ -1,0 +1,120 @@
+"""A turn's events as the blocks the store keeps of them, for the batch answer.
+
+The batch answer and the stored conversation are rendered by one function
+(``conversation.render_answer`` / ``render_conversation``), so a batch turn reads back exactly as
+it was answered. This module gives that function what the recorder stores of the turn, in the
+stream's order: one block per text, reasoning (with the stream's part id), call, result,
+non-transient data (transient data is no part of a message: the AI SDK hands it to ``onData``
+only) and file; a ``data-render`` block after a call or result that carries a ``render``; and the
+turn's usage (the last ``usage`` event wins, as in the stream's ``finish``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from turnwire.model import (
+    Block,
+    DataBlock,
+    DataEvent,
+    Event,
+    FileEvent,
+    MessageDelta,
+    MessageEnd,
+    MessageEvent,
+    MessageStart,
+    ReasoningBlock,
+    ResourceBlock,
+    TextBlock,
+    Thought,
+    ThoughtDelta,
+    ThoughtEnd,
+    ThoughtStart,
+    ToolCall,
+    ToolCallBlock,
+    ToolResult,
+    ToolResultBlock,
+    Usage,
+)
+
+RENDER: Final = "render"
+"""The name of the data part (``data-render``) a call's or result's ``render`` travels as."""
+
+
+def render_block(call_id: str | None, render: Any) -> DataBlock:
+    """The ``data-render`` part the stream sends after a call or result that has a ``render``."""
+    return DataBlock({"toolCallId": call_id, "render": render}, RENDER)
+
+
+@dataclass(slots=True)
+class Answer:
+    blocks: list[Block] = field(default_factory=list)
+    usage: dict[str, Any] | None = None
+
+
+def answer_of(events: Iterable[Event]) -> Answer:
+    """The turn's blocks in stream order and its usage (module docstring)."""
+    out = Answer()
+    blocks = out.blocks
+    # Streamed text and reasoning still open, by their event id: the block and its pieces.
+    texts: dict[str, tuple[TextBlock, list[str]]] = {}
+    thoughts: dict[str, tuple[ReasoningBlock, list[str]]] = {}
+    n_thoughts = 0
+    for e in events:
+        cls = e.__class__
+        if cls is MessageDelta:
+            entry = texts.get(e.id)
+            if entry is None:  # a delta for an unopened id opens it (stream and store alike)
+                entry = texts[e.id] = (TextBlock(""), [])
+                blocks.append(entry[0])
+            entry[1].append(e.delta)
+        elif cls is ThoughtDelta:
+            thought = thoughts.get(e.id)
+            if thought is None:
+                thought = thoughts[e.id] = (ReasoningBlock("", id=e.id), [])
+                blocks.append(thought[0])
+            thought[1].append(e.delta)
+        elif cls is MessageStart:
+            if e.id not in texts:
+                texts[e.id] = (TextBlock(""), [])
+                blocks.append(texts[e.id][0])
+        elif cls is ThoughtStart:
+            if e.id not in thoughts:
+                thoughts[e.id] = (ReasoningBlock("", id=e.id), [])
+                blocks.append(thoughts[e.id][0])
+        elif cls is MessageEnd:
+            entry = texts.pop(e.id, None)
+            if entry is not None:
+                entry[0].text = "".join(entry[1])
+        elif cls is ThoughtEnd:
+            thought = thoughts.pop(e.id, None)
+            if thought is not None:
+                thought[0].text = "".join(thought[1])
+        elif cls is MessageEvent:
+            blocks.append(TextBlock(e.text or ""))
+        elif cls is Thought:
+            n_thoughts += 1  # the stream's id for a one-piece thought (``UIStreamEncoder._thought``)
+            blocks.append(ReasoningBlock(e.text or "", id=f"reasoning-{n_thoughts}"))
+        elif cls is ToolCall:
+            if e.id:
+                blocks.append(ToolCallBlock(e.id, e.name, e.arguments))
+                if e.render is not None:
+                    blocks.append(render_block(e.id, e.render))
+        elif cls is ToolResult:
+            blocks.append(ToolResultBlock(e.id, e.name, e.result_output, e.is_error))
+            if e.render is not None:
+                blocks.append(render_block(e.id, e.render))
+        elif cls is DataEvent:
+            if not e.transient:
+                blocks.append(DataBlock(e.data, e.name))
+        elif cls is FileEvent:
+            if e.url and e.media_type:
+                blocks.append(ResourceBlock(uri=e.url, mime_type=e.media_type))
+        elif cls is Usage:
+            usage = {k: getattr(e, k) for k in ("input", "output", "total", "cost")}
+            out.usage = {k: v for k, v in usage.items() if v is not None} or None
+    for block, pieces in (*texts.values(), *thoughts.values()):
+        block.text = "".join(pieces)
+    return out
