@@ -36,7 +36,18 @@ from turnwire.formats.agentex import TaskUpdateEncoder
 from turnwire.formats.agentex.annotations import KEY as ANNOTATION
 from turnwire.formats.agentex.annotations import annotated, public_record
 from turnwire.formats.agentex.messages import wraps_data
-from turnwire.model import DataBlock, DataEvent, Done, Event, Thought, ThoughtStart, Usage
+from turnwire.model import (
+    DataBlock,
+    DataEvent,
+    Done,
+    Event,
+    Thought,
+    ThoughtDelta,
+    ThoughtStart,
+    ToolCall,
+    ToolResult,
+    Usage,
+)
 from turnwire.runtime.runner import EventRun
 from turnwire.store.base import NewRow, RowChange, Store
 from turnwire.store.clock import MS, new_id, now_us, to_iso
@@ -271,7 +282,7 @@ class TurnRecorder:
         cls = event.__class__
         if not self._note:
             return self._note
-        if cls is ThoughtStart:
+        if cls is ThoughtStart or cls is ThoughtDelta:  # a delta here opened its part itself
             return {**self._note, "part_id": event.id}  # type: ignore[union-attr]
         if cls is Thought:
             # The UI Message Stream's id for a one-piece thought (``UIStreamEncoder._thought``).
@@ -284,6 +295,8 @@ class TurnRecorder:
             if event.transient:  # type: ignore[union-attr]
                 extra["transient"] = True
             return {**self._note, **extra} if extra else self._note
+        if (cls is ToolCall or cls is ToolResult) and event.render is not None:  # type: ignore[union-attr]
+            return {**self._note, "render": event.render}  # type: ignore[union-attr]
         if cls is Usage:
             usage = {k: getattr(event, k) for k in ("input", "output", "total", "cost")}
             self.usage = {k: v for k, v in usage.items() if v is not None} or None

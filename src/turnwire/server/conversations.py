@@ -63,11 +63,13 @@ def _message(record: dict[str, Any], session_id: str) -> Message | InteractionRe
         return Message(Role.ASSISTANT, [DataBlock(content["data"], INTERRUPTED_PART)], id=record["id"])
     note = annotation(content)
     data = content.get("data") if content.get("type") == "data" else None
+    if note.get("transient"):
+        return None  # no client keeps transient data in a message (stored as it came, any shape)
     if isinstance(data, dict) and not note.get("wrapped"):
         kind = data.get("type")
         if kind == "interaction_request" and isinstance(data.get("id"), str):
             return InteractionRequest(data["id"], str(data.get("kind") or ""), data.get("payload"))
-        if kind in _SKIPPED_DATA or note.get("transient"):
+        if kind in _SKIPPED_DATA:
             return None
     message = content_to_message(content, record["id"])
     if isinstance(data, dict) and data.get("type") == "file" and isinstance(data.get("url"), str):
@@ -75,7 +77,7 @@ def _message(record: dict[str, Any], session_id: str) -> Message | InteractionRe
     if note:
         # Which message and turn it is part of, for formats that show them (Vercel: messages as
         # the client assembled them, steps, message metadata).
-        kept = {k: note[k] for k in ("message_id", "turn", "usage") if k in note}
+        kept = {k: note[k] for k in ("message_id", "turn", "usage", "render") if k in note}
         if "turn" in note:
             kept["session"] = session_id
         message.metadata = {**(message.metadata or {}), NOTE_KEY: kept}
