@@ -57,6 +57,7 @@ async def scripted(ctx: TurnContext) -> AsyncIterator[Event]:
         ThoughtDelta,
         ThoughtEnd,
         ThoughtStart,
+        Usage,
     )
 
     steps = orjson.loads(ctx.last_user_text())
@@ -83,5 +84,13 @@ async def scripted(ctx: TurnContext) -> AsyncIterator[Event]:
             yield ToolResult(id=f"call_{ref}", name=name, output=output, data=data, is_error=error or None)
         elif kind == "data":
             yield DataEvent(name=args[0], data=args[1])
+        elif kind == "transient":
+            yield DataEvent(name=args[0], data=args[1], transient=True)
+        elif kind == "rendered":
+            name, arguments, render = args
+            yield ToolCall(id=f"call_{ref}", name=name, input=arguments, render={"call": render})
+            yield ToolResult(id=f"call_{ref}", name=name, output="done", render={"result": render})
         elif kind == "file":
             yield FileEvent(url=args[0], media_type=args[1])
+        elif kind == "usage":
+            yield Usage(input=args[0], output=args[1])

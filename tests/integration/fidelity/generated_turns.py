@@ -1,5 +1,6 @@
 """Generated turns for the round-trip tests: each turn is a JSON list of steps the ``scripted``
-agent plays (text, streamed text, thoughts, tool calls with results, data parts, files)."""
+agent plays (text, streamed text, thoughts, tool calls with results, data parts — transient ones
+and a call's and a result's ``render`` too —, files)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,16 @@ _step = st.one_of(
         st.booleans(),
     ),
     st.tuples(st.just("data"), st.sampled_from(["weather", "card"]), _json),
+    # Transient data: the client hands it to onData and keeps no part of it.
+    st.tuples(st.just("transient"), st.sampled_from(["progress", "card"]), _json),
+    # A call and its result each with a ``render``: the stream's data-render parts.
+    st.tuples(st.just("rendered"), _name, st.dictionaries(st.sampled_from("xyz"), _json, max_size=2), _json),
     st.tuples(st.just("file"), st.just("https://example.com/a.png"), st.just("image/png")),
+    st.tuples(st.just("usage"), st.integers(0, 99), st.integers(0, 99)),
 )
-turns = st.lists(st.lists(_step, min_size=1, max_size=5), min_size=1, max_size=3)
+# A turn of transient data (or usage) alone leaves the client an empty assistant message (its step-start)
+# and the store nothing: every generated turn says something that stays.
+_turn = st.lists(_step, min_size=1, max_size=5).filter(
+    lambda steps: any(s[0] not in ("transient", "usage") for s in steps)
+)
+turns = st.lists(_turn, min_size=1, max_size=3)

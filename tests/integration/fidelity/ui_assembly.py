@@ -52,12 +52,20 @@ def assemble(chunks: list[dict[str, Any]], last: dict[str, Any] | None = None) -
                 }
                 parts.append(part)
             part.update(state="input-available", input=chunk["input"])
+        elif kind == "tool-approval-request":
+            approval = {"id": chunk["approvalId"]}
+            tools[chunk["toolCallId"]].update(state="approval-requested", approval=approval)
         elif kind == "tool-output-available":
             tools[chunk["toolCallId"]].update(state="output-available", output=chunk["output"])
         elif kind == "tool-output-error":
             tools[chunk["toolCallId"]].update(state="output-error", errorText=chunk["errorText"])
         elif kind.startswith("data-") and not chunk.get("transient"):
-            parts.append({"type": kind, "data": chunk["data"]})
+            # Transient data goes to onData only; a part of the same type and id is replaced.
+            same = [p for p in parts if "id" in chunk and p["type"] == kind and p.get("id") == chunk["id"]]
+            if same:
+                same[0]["data"] = chunk["data"]
+            else:
+                parts.append(dict(chunk))
         elif kind == "file":
             parts.append({"type": "file", "mediaType": chunk["mediaType"], "url": chunk["url"]})
     if not metadata:
