@@ -4,13 +4,46 @@
 from __future__ import annotations
 
 import os
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from node_runner import run_node_tests
 from services import serve_app
+from turnwire.agents import demo_agent
+from turnwire.model import (
+    DataEvent,
+    Event,
+    FileEvent,
+    MessageEvent,
+    ThoughtDelta,
+    ThoughtEnd,
+    ThoughtStart,
+    ToolCall,
+    ToolResult,
+    Usage,
+)
+from turnwire.runtime import TurnContext
 from turnwire.server import Settings, create_app
+
+
+async def parts(ctx: TurnContext) -> AsyncIterator[Event]:
+    """A turn with a part of every kind a stream carries, a transient notice and renders."""
+    n = sum(1 for m in ctx.messages if m.role == "user")
+    yield ThoughtStart(id=f"r{n}")
+    yield ThoughtDelta(id=f"r{n}", delta="Looking it up.")
+    yield ThoughtEnd(id=f"r{n}")
+    yield DataEvent(name="progress", data={"step": 1}, transient=True)
+    yield ToolCall(id=f"call-{n}", name="lookup", input={"q": ctx.last_user_text()}, render={"kind": "card"})
+    yield ToolResult(
+        id=f"call-{n}", name="lookup", output="found", data={"hits": n}, render={"kind": "table"}
+    )
+    yield DataEvent(name="weather", data={"city": "Oslo", "temperature_c": 21})
+    yield DataEvent(data=None)
+    yield FileEvent(url="https://example.com/chart.png", media_type="image/png")
+    yield MessageEvent(text=f"Found {n}.")
+    yield Usage(input=3, output=4, total=7)
 
 
 def _settings(tmp_path: Path) -> Settings:
@@ -23,6 +56,7 @@ def _settings(tmp_path: Path) -> Settings:
 
 @pytest.mark.node
 def test_a_reloaded_chat_equals_what_the_client_assembled(tmp_path: Path) -> None:
-    with serve_app(create_app(settings=_settings(tmp_path))) as url:
+    app = create_app({"demo": demo_agent, "parts": parts}, default_agent="demo", settings=_settings(tmp_path))
+    with serve_app(app) as url:
         passed = run_node_tests("reload.test.mjs", {**os.environ, "SERVER_URL": url}, timeout=120)
-    assert passed == 1
+    assert passed == 2

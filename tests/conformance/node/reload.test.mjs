@@ -99,3 +99,51 @@ test('a reloaded chat equals what the client assembled', async () => {
   const history = canonical(withoutStreamingStates(await stored(chat.id)));
   assert.equal(history, client);
 });
+
+/** A message without what names its conversation and turn: its id, `sessionId` and `traceId`. */
+function unnamed(message) {
+  const { sessionId, traceId, ...metadata } = message.metadata ?? {};
+  return { role: message.role, parts: message.parts, metadata };
+}
+
+test('data parts, renders and files read back as the client holds them; transient data stays out', async () => {
+  const notices = [];
+  const chat = new TestChat({
+    id: `parts-${Date.now()}`,
+    transport: new DefaultChatTransport({ api: SERVER_URL + '/agents/parts/chat' }),
+    onData: (part) => notices.push(part),
+  });
+  await chat.sendMessage({ text: 'first' });
+  assert.equal(await settled(chat), 'ready', String(chat.error));
+  await chat.sendMessage({ text: 'second' });
+  assert.equal(await settled(chat), 'ready', String(chat.error));
+
+  const answer = chat.messages[3];
+  assert.deepEqual(answer.parts.map((p) => p.type), [
+    'step-start', 'reasoning', 'tool-lookup', 'data-render', 'data-render', 'data-weather', 'data-data',
+    'file', 'step-start', 'text',
+  ]);
+  // The transient notice reached onData and is no part of any message.
+  assert.ok(notices.some((p) => p.type === 'data-progress' && p.transient === true));
+  assert.ok(chat.messages.every((m) => m.parts.every((p) => p.type !== 'data-progress')));
+
+  const client = canonical(withoutStreamingStates(chat.messages));
+  assert.equal(canonical(withoutStreamingStates(await stored(chat.id))), client);
+
+  // The same turns answered as JSON (/invoke, Vercel format): each answer is the streamed message.
+  const session = `parts-batch-${Date.now()}`;
+  const sent = [];
+  for (const [n, text] of ['first', 'second'].entries()) {
+    sent.push({ id: `u${n}`, role: 'user', parts: [{ type: 'text', text }] });
+    const response = await fetch(`${SERVER_URL}/agents/parts/invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'x-ag-messages-format': 'vercel' },
+      body: JSON.stringify({ session_id: session, data: { inputs: { messages: sent } } }),
+    });
+    assert.equal(response.status, 200);
+    const [message] = (await response.json()).data.outputs.messages;
+    assert.equal(canonical(unnamed(message)), canonical(unnamed(withoutStreamingStates([chat.messages[2 * n + 1]])[0])));
+    sent.push(message);
+  }
+  assert.equal(canonical(await stored(session)), canonical(sent));
+});
