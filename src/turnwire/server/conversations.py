@@ -84,6 +84,45 @@ def _message(record: dict[str, Any], session_id: str) -> Message | InteractionRe
     return message
 
 
+def _note(message: Message) -> dict[str, Any]:
+    note = (message.metadata or {}).get(NOTE_KEY)
+    return note if isinstance(note, dict) else {}
+
+
+def _place(
+    msgs: list[Message], turn: Any, request: InteractionRequest, leading: list[tuple[str, dict[str, Any]]]
+) -> None:
+    """Note a turn's request on the content before it of the same turn (``requests_after``), else
+    keep it for the turn's next content (``requests_before``), so a format that shows requests as
+    parts (Vercel) puts them where its stream did."""
+    if not turn:
+        return
+    entry = {"id": request.id, "kind": request.kind, "payload": request.payload}
+    note = _note(msgs[-1]) if msgs else {}
+    if note.get("turn") == turn:
+        note.setdefault("requests_after", []).append(entry)
+    else:
+        leading.append((turn, entry))
+
+
+def _keep_usage(msgs: list[Message], note: dict[str, Any]) -> None:
+    """A content no client keeps as it is (transient data, an error, a request) may be its turn's
+    last, the one that carries the turn's usage: the turn's content before it carries it instead."""
+    note_msg = _note(msgs[-1]) if msgs else {}
+    if note.get("usage") and note.get("turn") and note_msg.get("turn") == note["turn"]:
+        note_msg["usage"] = note["usage"]
+
+
+def _lead(message: Message, leading: list[tuple[str, dict[str, Any]]]) -> None:
+    if not leading:
+        return
+    note = _note(message)
+    kept = [entry for turn, entry in leading if turn == note.get("turn")]
+    if kept:
+        note["requests_before"] = kept
+    leading.clear()
+
+
 def render_conversation(
     records: Sequence[dict[str, Any]], fmt: str, session_id: str = ""
 ) -> list[dict[str, Any]]:
@@ -96,12 +135,18 @@ def render_conversation(
         return [public_record(r) for r in records]
     msgs: list[Message] = []
     requests: list[InteractionRequest] = []
+    leading: list[tuple[str, dict[str, Any]]] = []
     for record in records:
         item = _message(record, session_id)
         if isinstance(item, Message):
+            _lead(item, leading)
             msgs.append(item)
         elif item is not None:
             requests.append(item)
+            _place(msgs, annotation(record["content"]).get("turn"), item, leading)
+            _keep_usage(msgs, annotation(record["content"]))
+        else:
+            _keep_usage(msgs, annotation(record["content"]))
     if adapter.render_conversation is None:
         return adapter.render_messages(msgs)
     return adapter.render_conversation(msgs, pending_approvals(requests))

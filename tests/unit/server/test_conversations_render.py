@@ -367,3 +367,71 @@ def test_every_registered_format_renders_a_paused_conversation_as_json(fmt: str)
     assert isinstance(out, list) and out
     assert json.loads(json.dumps(out)) == out
     assert render_conversation([], fmt) == []
+
+
+def _turn(content: dict[str, Any], turn: str = "t1") -> dict[str, Any]:
+    """``content`` as a turn writes it: noted with its turn and the answer's message id."""
+    return {**content, "turnwire": {"turn": turn, "message_id": f"msg-{turn}"}}
+
+
+def test_vercel_shows_a_turns_requests_as_the_data_parts_its_stream_sent_where_it_sent_them() -> None:
+    records = [
+        record("m1", text("user", "go")),
+        record("m2", _turn(request("q_0", "choose", {"options": [1, 2]}))),  # before any content
+        record("m3", _turn(text("agent", "Which one?"))),
+        record("m4", _turn(request("input_1", "user_input", {"prompt": "Which?"}))),
+        record("m5", _turn(call("c1", "delete_file", {"path": "a"}))),
+        record("m6", _turn(request("tok", "user_approval", {"toolCallId": "c1", "manifest": {"files": 1}}))),
+    ]
+    (_, answer) = render_conversation(records, "vercel", "s1")
+    assert answer["parts"] == [
+        {"type": "step-start"},
+        {"type": "data-interaction", "id": "q_0", "data": {"kind": "choose", "payload": {"options": [1, 2]}}},
+        {"type": "text", "text": "Which one?"},
+        {"type": "data-input-request", "id": "input_1", "data": {"prompt": "Which?"}},
+        {
+            "type": "tool-delete_file",
+            "toolCallId": "c1",
+            "state": "approval-requested",
+            "input": {"path": "a"},
+            "approval": {"id": "tok"},
+        },
+        {
+            "type": "data-approval-manifest",
+            "id": "c1",
+            "data": {"toolCallId": "c1", "approvalId": "tok", "manifest": {"files": 1}},
+        },
+    ]
+    # Formats without such parts are unchanged: Agenta leaves requests out.
+    agenta = render_conversation(records, "agenta", "s1")
+    assert [m["role"] for m in agenta] == ["user", "assistant"]
+    assert all(b.get("type") != "data" for m in agenta[1:] for b in m["content"])
+
+
+def test_vercel_leaves_out_a_request_of_a_turn_that_wrote_nothing_else() -> None:
+    records = [
+        record("m1", text("user", "go")),
+        record("m2", _turn(request("input_1", "user_input", {"prompt": "?"}))),
+        record("m3", text("user", "again")),
+    ]
+    assert [m["role"] for m in render_conversation(records, "vercel")] == ["user", "user"]
+
+
+_TRANSIENT = {"type": "data", "author": "agent", "style": "static", "data": {"name": "p", "value": None}}
+_ERROR = {"type": "data", "author": "agent", "style": "static", "data": {"type": "error", "message": "boom"}}
+
+
+@pytest.mark.parametrize(
+    ("last", "extra"),
+    [(_TRANSIENT, {"transient": True, "wrapped": True}), (_ERROR, {}), (request("i1", "user_input", {}), {})],
+    ids=["transient", "error", "request"],
+)
+def test_a_turns_usage_stays_when_its_last_content_is_no_part(last: dict[str, Any], extra: dict) -> None:
+    usage = {"input": 1, "output": 2}
+    records = [
+        record("m1", text("user", "go")),
+        record("m2", _turn(text("agent", "Hi."))),
+        record("m3", {**last, "turnwire": {"turn": "t1", "message_id": "msg-t1", "usage": usage, **extra}}),
+    ]
+    (_, answer) = render_conversation(records, "vercel", "s1")
+    assert answer["metadata"] == {"sessionId": "s1", "usage": usage, "traceId": "t1"}

@@ -5,7 +5,8 @@ The batch answer and the stored conversation are rendered by one function
 it was answered. This module gives that function what the recorder stores of the turn, in the
 stream's order: one block per text, reasoning (with the stream's part id), call, result,
 non-transient data (transient data is no part of a message: the AI SDK hands it to ``onData``
-only) and file; a ``data-render`` block after a call or result that carries a ``render``; and the
+only) and file; a ``data-render`` block after a call or result that carries a ``render``; the
+parts of interaction requests (``interaction_parts``); and the
 turn's usage (the last ``usage`` event wins, as in the stream's ``finish``).
 """
 
@@ -15,12 +16,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from turnwire.formats.vercel.interaction_chunks import interaction_parts
 from turnwire.model import (
     Block,
     DataBlock,
     DataEvent,
     Event,
     FileEvent,
+    InteractionRequest,
     MessageDelta,
     MessageEnd,
     MessageEvent,
@@ -112,6 +115,8 @@ def answer_of(events: Iterable[Event]) -> Answer:
         elif cls is FileEvent:
             if e.url and e.media_type:
                 blocks.append(ResourceBlock(uri=e.url, mime_type=e.media_type))
+        elif cls is InteractionRequest:
+            blocks.extend(interaction_parts(e))
         elif cls is Usage:
             usage = {k: getattr(e, k) for k in ("input", "output", "total", "cost")}
             out.usage = {k: v for k, v in usage.items() if v is not None} or None

@@ -6,7 +6,8 @@ it is part of and the turn that wrote it. From those this module rebuilds what t
 assembled from the streams: one assistant UIMessage per answer under the stream's
 ``start.messageId`` (however many turns an approval split it into), the client's own message ids,
 ``step-start`` parts where each turn opened its steps (``with_steps``), ``data-render`` parts
-after the calls and results that had a ``render`` (noted as ``render``), and the stream's message
+after the calls and results that had a ``render`` (noted as ``render``), the parts of the turn's
+interaction requests where the stream sent them (``interaction_parts``), and the stream's message
 metadata (``sessionId``, then each turn's ``usage`` and ``traceId``, the last turn winning).
 """
 
@@ -18,6 +19,7 @@ from typing import Any, Final
 
 from turnwire.formats import NOTE_KEY, without_note
 from turnwire.formats.vercel.answer import answer_of, render_block
+from turnwire.formats.vercel.interaction_chunks import interaction_parts
 from turnwire.formats.vercel.outbound import render_messages, with_steps
 from turnwire.formats.vercel.versions import ClientVersion
 from turnwire.interactions import pending_approvals, render_pending
@@ -58,6 +60,15 @@ def _with_render(blocks: list[Block], render: Any) -> list[Block]:
     return [*blocks, render_block(call_id, render)]
 
 
+def _requests(noted: Any) -> list[Block]:
+    """The parts a client keeps of the interaction requests noted on a stored content."""
+    if not isinstance(noted, list):
+        return []
+    return [
+        b for r in noted for b in interaction_parts(InteractionRequest(r["id"], r["kind"], r.get("payload")))
+    ]
+
+
 def _groups(messages: Sequence[Message]) -> list[_Group]:
     """Consecutive answer messages join into one assistant message unless the store says they
     belong to different messages; a client's message stored as several contents is one again."""
@@ -65,7 +76,11 @@ def _groups(messages: Sequence[Message]) -> list[_Group]:
     for msg in messages:
         note = (msg.metadata or {}).get(NOTE_KEY) or {}
         role, message_id, turn = _side(msg), note.get("message_id"), note.get("turn")
-        content = _with_render(list(msg.content), note.get("render"))
+        content = [
+            *_requests(note.get("requests_before")),
+            *_with_render(list(msg.content), note.get("render")),
+            *_requests(note.get("requests_after")),
+        ]
         last = out[-1] if out else None
         answer = (
             last is not None

@@ -1,4 +1,5 @@
-"""``interaction_request`` events → UI Message Stream chunks (spec table, reference §8.1).
+"""``interaction_request`` events → UI Message Stream chunks (spec table, reference §8.1), and the
+parts a client keeps of them (``interaction_parts``, for the stored conversation and the batch).
 
 The tool a request is about is read with ``turnwire.interactions``, the same ladder the batch
 ``pending_interaction.tool`` uses, so stream and batch never name a tool differently.
@@ -9,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from turnwire.interactions import tool_call_id_of, tool_call_of, tool_input_of, tool_name_of
-from turnwire.model import InteractionKind, InteractionRequest
+from turnwire.model import Block, DataBlock, InteractionKind, InteractionRequest, ToolCallBlock, UnknownBlock
 
 if TYPE_CHECKING:
     from turnwire.formats.vercel.stream import UIStreamEncoder
@@ -80,3 +81,29 @@ def interaction_chunks(encoder: UIStreamEncoder, request: InteractionRequest) ->
     else:
         chunks += _generic(request)
     return chunks
+
+
+def interaction_parts(request: InteractionRequest) -> list[Block]:
+    """What a client holds of ``interaction_chunks(request)`` beside the tool part states (an
+    approval's ``approval-requested`` comes from the open approvals): the ``data-input-request``,
+    ``data-interaction`` and ``data-approval-manifest`` parts, with their ids (raw parts, as
+    ``UnknownBlock``: a ``DataBlock`` has no id), and a client tool's call with its ``data-render``.
+    An approval's call is the stored call; AI SDK 5's ``data-interaction`` for an approval is not
+    in a stored conversation (it is read for the current SDK)."""
+    kind = request.kind
+    if kind == InteractionKind.USER_INPUT:
+        return [UnknownBlock({"type": "data-input-request", "id": request.id, "data": request.payload})]
+    call_id = tool_call_id_of(request)
+    if kind not in (InteractionKind.USER_APPROVAL, InteractionKind.CLIENT_TOOL) or call_id is None:
+        return [UnknownBlock(_generic(request)[0])]
+    payload = request.payload if isinstance(request.payload, dict) else {}
+    if kind == InteractionKind.CLIENT_TOOL:
+        arguments = tool_input_of(request)
+        blocks: list[Block] = [ToolCallBlock(call_id, _resolved_name(request), arguments)]
+        if payload.get("render") is not None:
+            blocks.append(DataBlock({"toolCallId": call_id, "render": payload["render"]}, "render"))
+        return blocks
+    if payload.get("manifest") is None:
+        return []
+    data = {"toolCallId": call_id, "approvalId": request.id, "manifest": payload["manifest"]}
+    return [UnknownBlock({"type": "data-approval-manifest", "id": call_id, "data": data})]

@@ -138,8 +138,17 @@ def _render_blocks(msg: Message, parts: list[dict[str, Any]], tool_parts: dict[s
             if block.filename:
                 part["filename"] = block.filename
             parts.append(part)
-        elif isinstance(block, UnknownBlock) and block.raw_type in KEPT_UNKNOWN_PARTS:
+        elif isinstance(block, UnknownBlock) and _kept(block):
             parts.append(block.raw)
+
+
+def _kept(block: UnknownBlock) -> bool:
+    """A raw part rendered as it is: a kept type, or a data part (one with an id:
+    ``interaction_chunks.interaction_parts``)."""
+    kind = block.raw_type
+    if kind is None:
+        return False
+    return kind in KEPT_UNKNOWN_PARTS or (kind.startswith("data-") and "data" in block.raw)
 
 
 def _file(block: ImageBlock | ResourceBlock) -> dict[str, Any] | None:

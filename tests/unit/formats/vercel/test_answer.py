@@ -10,6 +10,7 @@ from turnwire.model import (
     DataBlock,
     DataEvent,
     FileEvent,
+    InteractionRequest,
     Message,
     MessageDelta,
     MessageEnd,
@@ -163,3 +164,22 @@ def test_an_image_file_and_other_files_are_file_parts_alike() -> None:
     events = [FileEvent("https://x/a.pdf", "application/pdf")]
     (_, part) = _answer(events, message_id="m")["parts"]
     assert part == {"type": "file", "mediaType": "application/pdf", "url": "https://x/a.pdf"}
+
+
+def test_requests_answer_the_parts_the_stream_sent_for_them() -> None:
+    events = [
+        MessageEvent("Which?"),
+        InteractionRequest("input_1", "user_input", {"prompt": "Which?"}),
+        InteractionRequest("q_1", "choose", [1, 2]),
+        InteractionRequest(
+            "ct_1",
+            "client_tool",
+            {"toolCallId": "c9", "toolName": "pick", "input": {"n": 1}, "render": "form"},
+        ),
+    ]
+    (_, text, asked, chose, tool, render) = _answer(events, message_id="m")["parts"]
+    assert text == {"type": "text", "text": "Which?"}
+    assert asked == {"type": "data-input-request", "id": "input_1", "data": {"prompt": "Which?"}}
+    assert chose == {"type": "data-interaction", "id": "q_1", "data": {"kind": "choose", "payload": [1, 2]}}
+    assert tool == {"type": "tool-pick", "toolCallId": "c9", "state": "input-available", "input": {"n": 1}}
+    assert render == {"type": "data-render", "data": {"toolCallId": "c9", "render": "form"}}
