@@ -147,3 +147,15 @@ test('data parts, renders and files read back as the client holds them; transien
   }
   assert.equal(canonical(await stored(session)), canonical(sent));
 });
+
+test('an input request reads back as the data part with its id the client keeps', async () => {
+  const chat = newChat(`ask-${Date.now()}`);
+  await chat.sendMessage({ text: 'ask me' });
+  assert.equal(await settled(chat), 'ready', String(chat.error));
+  assert.deepEqual(chat.messages[1].parts.at(-1),
+    { type: 'data-input-request', id: 'input_1', data: { prompt: 'What should I echo?' } });
+  await chat.sendMessage({ text: 'bananas' });
+  assert.equal(await settled(chat), 'ready', String(chat.error));
+  const client = canonical(withoutStreamingStates(chat.messages));
+  assert.equal(canonical(withoutStreamingStates(await stored(chat.id))), client);
+});

@@ -74,3 +74,26 @@ def test_an_approved_batch_turn_is_one_message_as_streamed_and_as_stored(server:
     assert _unnamed(gated) == _unnamed(first)
     assert _unnamed(answer) == _unnamed(streamed)
     assert stored(server, via_chat, "vercel") == [question, streamed]
+
+
+def test_an_input_request_reads_back_as_the_data_part_the_stream_sent(server: str) -> None:
+    """``user_input`` streams ``data-input-request{id, data}``: the client keeps it in the message,
+    and so do the history and the batch answer of the same turns."""
+    via_batch, via_chat = f"vb-{uuid.uuid4().hex}", f"vc-{uuid.uuid4().hex}"
+    client: list[dict[str, Any]] = []
+    sent: list[dict[str, Any]] = []
+    for n, text in enumerate(["ask me", "bananas"]):
+        message = user(f"u{n}", text)
+        client.append(message)
+        client.append(assemble(chat(server, {"id": via_chat, "messages": client}, "demo")))
+        sent.append(message)
+        sent.extend(_batch(server, via_batch, sent)["messages"])
+        assert _unnamed(sent[-1]) == _unnamed(client[-1])
+    request = client[1]["parts"][-1]
+    assert request == {
+        "type": "data-input-request",
+        "id": "input_1",
+        "data": {"prompt": "What should I echo?"},
+    }
+    assert stored(server, via_chat, "vercel") == client
+    assert stored(server, via_batch, "vercel") == sent
