@@ -97,3 +97,17 @@ def test_an_input_request_reads_back_as_the_data_part_the_stream_sent(server: st
     }
     assert stored(server, via_chat, "vercel") == client
     assert stored(server, via_batch, "vercel") == sent
+
+
+def test_a_continuation_on_the_stored_history_answers_the_whole_stored_message(server: str) -> None:
+    """With ``x-ag-history: stored`` the client sends only its approved message; the answer is
+    still that whole message as the history reads it back (no stored request leaks into it)."""
+    session = f"vs-{uuid.uuid4().hex}"
+    (gated,) = _batch(server, session, [user("u1", "delete notes.txt")])["messages"]
+    body = {"session_id": session, "data": {"inputs": {"messages": [_approve(gated)]}}}
+    headers = {**HEADERS, "x-ag-history": "stored"}
+    r = httpx.post(f"{server}/agents/demo/invoke", json=body, headers=headers, timeout=30)
+    assert r.status_code == 200, r.text
+    (answer,) = r.json()["data"]["outputs"]["messages"]
+    assert [p["type"] for p in answer["parts"]] == ["step-start", "tool-delete_file", "step-start", "text"]
+    assert stored(server, session, "vercel")[1:] == [answer]

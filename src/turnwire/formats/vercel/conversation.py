@@ -25,6 +25,7 @@ from turnwire.formats.vercel.versions import ClientVersion
 from turnwire.interactions import pending_approvals, render_pending
 from turnwire.model import (
     Block,
+    DataBlock,
     Event,
     InteractionRequest,
     Message,
@@ -160,6 +161,20 @@ _EARLIER: Final = "earlier"
 are not on the wire the client sends, so they are put back by the stream's rule)."""
 
 
+_MARKERS: Final = frozenset(("interaction_request", "error"))
+
+
+def _stored_marker(block: Block) -> bool:
+    """A stored request or error as a history read from the store holds it: no part of the
+    message (its parts come from the open approvals and ``interaction_parts``)."""
+    return (
+        isinstance(block, DataBlock)
+        and block.name is None
+        and isinstance(block.data, dict)
+        and block.data.get("type") in _MARKERS
+    )
+
+
 def render_answer(
     blocks: Sequence[Block],
     *,
@@ -181,15 +196,15 @@ def render_answer(
     if not blocks:
         return []
     calls = {b.id for m in history for b in m.content if isinstance(b, ToolCallBlock) and b.id}
-    earlier = next(
-        (m for m in reversed(history) if message_id and m.id == message_id and m.role == Role.ASSISTANT),
-        None,
-    )
+    # The continued message: the client's one message, or its stored contents (one per block).
+    earlier = [m for m in history if message_id and m.id == message_id and m.role in ANSWER_ROLES]
     group = _Group(Message(Role.ASSISTANT, [], id=message_id), message_id)
-    if earlier is not None:
-        group.message.metadata = without_note(dict(earlier.metadata)) if earlier.metadata else None
-        group.turns.append((_EARLIER, list(earlier.content)))
-        calls -= {b.id for b in earlier.content if isinstance(b, ToolCallBlock)}
+    if earlier:
+        metadata = next((m.metadata for m in earlier if m.metadata), None)
+        group.message.metadata = without_note(dict(metadata)) if metadata else None
+        content = [b for m in earlier for b in m.content if not _stored_marker(b)]
+        group.turns.append((_EARLIER, content))
+        calls -= {b.id for b in content if isinstance(b, ToolCallBlock)}
     else:
         called = {b.id for b in blocks if isinstance(b, ToolCallBlock)}
         resumed = {b.id for b in blocks if isinstance(b, ToolResultBlock) and b.id not in called}
