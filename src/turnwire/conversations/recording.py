@@ -40,6 +40,7 @@ from turnwire.model import (
     DataBlock,
     DataEvent,
     Done,
+    ErrorEvent,
     Event,
     Thought,
     ThoughtDelta,
@@ -295,6 +296,8 @@ class TurnRecorder:
             if event.transient:  # type: ignore[union-attr]
                 extra["transient"] = True
             return {**self._note, **extra} if extra else self._note
+        if cls is ErrorEvent and event.detail is not None:  # type: ignore[union-attr]
+            return {**self._note, "error_detail": event.detail}  # type: ignore[union-attr]
         if (cls is ToolCall or cls is ToolResult) and event.render is not None:  # type: ignore[union-attr]
             return {**self._note, "render": event.render}  # type: ignore[union-attr]
         if cls is Usage:

@@ -102,8 +102,9 @@ NOTE_KEY: Final = "turnwire"
 """``Message.metadata[NOTE_KEY]`` on a stored conversation's messages (``render_conversation``):
 ``message_id`` (the message the content is part of, when the store knows it), ``turn`` (the
 trace id of the turn that wrote it), ``session``, ``usage``, ``render`` (a call's or result's),
-``requests_before`` / ``requests_after`` (the turn's interaction requests ``{id, kind, payload}``
-stored right before / after the content). For adapters that show messages and
+``notices_before`` / ``notices_after`` (the turn's interaction requests and errors stored right
+before / after the content, as stored: ``{"type": "interaction_request", id, kind, payload}``,
+``{"type": "error", message, code, detail?}``). For adapters that show messages and
 turns as their client assembled them; never rendered as it is."""
 
 

@@ -9,6 +9,7 @@ for its approval in ``approval-requested`` with the approval id the client must 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from fastapi import APIRouter
@@ -53,11 +54,15 @@ def _format(request: Request) -> str:
     return value
 
 
-_SKIPPED_DATA: Final = frozenset(("error",))
-"""Stored data contents no client keeps as a part: an error is the stream's report, not content."""
+@dataclass(frozen=True, slots=True)
+class _Notice:
+    """A stored error: no content of a conversation, a notice some clients keep (Vercel's
+    ``data-agent-error``) where the stream sent it; ``data`` is the stored error, ``detail`` added."""
+
+    data: dict[str, Any]
 
 
-def _message(record: dict[str, Any], session_id: str) -> Message | InteractionRequest | None:
+def _message(record: dict[str, Any], session_id: str) -> Message | InteractionRequest | _Notice | None:
     content = record["content"]
     if marker_type(content) == INTERRUPTED:
         return Message(Role.ASSISTANT, [DataBlock(content["data"], INTERRUPTED_PART)], id=record["id"])
@@ -69,8 +74,9 @@ def _message(record: dict[str, Any], session_id: str) -> Message | InteractionRe
         kind = data.get("type")
         if kind == "interaction_request" and isinstance(data.get("id"), str):
             return InteractionRequest(data["id"], str(data.get("kind") or ""), data.get("payload"))
-        if kind in _SKIPPED_DATA:
-            return None
+        if kind == "error":
+            detail = note.get("error_detail")
+            return _Notice(data if detail is None else {**data, "detail": detail})
     message = content_to_message(content, record["id"])
     if isinstance(data, dict) and data.get("type") == "file" and isinstance(data.get("url"), str):
         message.content = [ResourceBlock(uri=data["url"], mime_type=data.get("media_type"))]
@@ -90,17 +96,16 @@ def _note(message: Message) -> dict[str, Any]:
 
 
 def _place(
-    msgs: list[Message], turn: Any, request: InteractionRequest, leading: list[tuple[str, dict[str, Any]]]
+    msgs: list[Message], turn: Any, entry: dict[str, Any], leading: list[tuple[str, dict[str, Any]]]
 ) -> None:
-    """Note a turn's request on the content before it of the same turn (``requests_after``), else
-    keep it for the turn's next content (``requests_before``), so a format that shows requests as
-    parts (Vercel) puts them where its stream did."""
+    """Note a turn's request or error (``entry``: its stored data) on the content before it of the
+    same turn (``notices_after``), else keep it for the turn's next content (``notices_before``),
+    so a format that shows them as parts (Vercel) puts them where its stream did."""
     if not turn:
         return
-    entry = {"id": request.id, "kind": request.kind, "payload": request.payload}
     note = _note(msgs[-1]) if msgs else {}
     if note.get("turn") == turn:
-        note.setdefault("requests_after", []).append(entry)
+        note.setdefault("notices_after", []).append(entry)
     else:
         leading.append((turn, entry))
 
@@ -119,7 +124,7 @@ def _lead(message: Message, leading: list[tuple[str, dict[str, Any]]]) -> None:
     note = _note(message)
     kept = [entry for turn, entry in leading if turn == note.get("turn")]
     if kept:
-        note["requests_before"] = kept
+        note["notices_before"] = kept
     leading.clear()
 
 
@@ -141,12 +146,20 @@ def render_conversation(
         if isinstance(item, Message):
             _lead(item, leading)
             msgs.append(item)
-        elif item is not None:
-            requests.append(item)
-            _place(msgs, annotation(record["content"]).get("turn"), item, leading)
-            _keep_usage(msgs, annotation(record["content"]))
         else:
-            _keep_usage(msgs, annotation(record["content"]))
+            note = annotation(record["content"])
+            if isinstance(item, InteractionRequest):
+                requests.append(item)
+                entry = {
+                    "type": "interaction_request",
+                    "id": item.id,
+                    "kind": item.kind,
+                    "payload": item.payload,
+                }
+                _place(msgs, note.get("turn"), entry, leading)
+            elif isinstance(item, _Notice):
+                _place(msgs, note.get("turn"), item.data, leading)
+            _keep_usage(msgs, note)
     if adapter.render_conversation is None:
         return adapter.render_messages(msgs)
     return adapter.render_conversation(msgs, pending_approvals(requests))

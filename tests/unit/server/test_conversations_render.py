@@ -423,8 +423,8 @@ _ERROR = {"type": "data", "author": "agent", "style": "static", "data": {"type":
 
 @pytest.mark.parametrize(
     ("last", "extra"),
-    [(_TRANSIENT, {"transient": True, "wrapped": True}), (_ERROR, {}), (request("i1", "user_input", {}), {})],
-    ids=["transient", "error", "request"],
+    [(_TRANSIENT, {"transient": True, "wrapped": True}), (request("i1", "user_input", {}), {})],
+    ids=["transient", "request"],
 )
 def test_a_turns_usage_stays_when_its_last_content_is_no_part(last: dict[str, Any], extra: dict) -> None:
     usage = {"input": 1, "output": 2}
@@ -435,3 +435,28 @@ def test_a_turns_usage_stays_when_its_last_content_is_no_part(last: dict[str, An
     ]
     (_, answer) = render_conversation(records, "vercel", "s1")
     assert answer["metadata"] == {"sessionId": "s1", "usage": usage, "traceId": "t1"}
+
+
+def test_vercel_ends_a_turn_at_its_error_as_the_client_read_it() -> None:
+    """The AI SDK keeps the data-agent-error part and stops reading at the error chunk: nothing
+    after it, and not the turn's finish (its traceId and usage)."""
+    note = {"turn": "t2", "message_id": "msg-t2"}
+    records = [
+        record("m1", text("user", "go")),
+        record("m2", _turn(text("agent", "Hi."))),
+        record("m3", text("user", "again")),
+        record("m4", {**text("agent", "Start"), "turnwire": note}),
+        record("m5", {**_ERROR, "turnwire": {**note, "error_detail": {"code": "x"}}}),
+        record("m6", {**text("agent", "after"), "turnwire": {**note, "usage": {"input": 1}}}),
+    ]
+    answers = render_conversation(records, "vercel", "s1")
+    assert answers[1]["metadata"] == {"sessionId": "s1", "traceId": "t1"}
+    assert answers[3]["parts"] == [
+        {"type": "step-start"},
+        {"type": "text", "text": "Start"},
+        {
+            "type": "data-agent-error",
+            "data": {"code": "x", "errorText": "boom", "errorDetail": {"code": "x"}},
+        },
+    ]
+    assert answers[3]["metadata"] == {"sessionId": "s1"}

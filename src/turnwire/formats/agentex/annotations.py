@@ -9,6 +9,7 @@ and per turn its usage and stop reason. They ride in ``content["turnwire"]``:
 - ``turn``: the trace id of the turn that wrote it (absent on the client's own messages);
 - ``part_id``: a reasoning part's id; ``wrapped``: a data block stored as ``{name, value}``;
 - ``render``: a call's or result's ``render`` (the stream's ``data-render`` part after it);
+- ``error_detail``: an error's ``detail`` (the stream's ``data-agent-error.errorDetail``);
 - ``usage``, ``stop_reason``: on the last content of a turn.
 
 Agentex readers never see the key (``public``): it is not part of their wire.

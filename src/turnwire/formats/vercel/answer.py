@@ -6,8 +6,9 @@ it was answered. This module gives that function what the recorder stores of the
 stream's order: one block per text, reasoning (with the stream's part id), call, result,
 non-transient data (transient data is no part of a message: the AI SDK hands it to ``onData``
 only) and file; a ``data-render`` block after a call or result that carries a ``render``; the
-parts of interaction requests (``interaction_parts``); and the
-turn's usage (the last ``usage`` event wins, as in the stream's ``finish``).
+parts of interaction requests (``interaction_parts``); an error's ``data-agent-error`` part, where
+the turn ends for its client (the AI SDK stops reading at the ``error`` chunk); and the turn's usage
+(the last ``usage`` event wins, as in the stream's ``finish``).
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from turnwire.formats.vercel.error_chunks import error_code, error_pair
 from turnwire.formats.vercel.interaction_chunks import interaction_parts
 from turnwire.model import (
     Block,
     DataBlock,
     DataEvent,
+    ErrorEvent,
     Event,
     FileEvent,
     InteractionRequest,
@@ -51,10 +54,18 @@ def render_block(call_id: str | None, render: Any) -> DataBlock:
     return DataBlock({"toolCallId": call_id, "render": render}, RENDER)
 
 
+def agent_error_block(message: str, code: str | None, detail: Any = None) -> DataBlock:
+    """The ``data-agent-error`` part the stream sends for an error (``error_chunks.error_pair``)."""
+    (chunk, _) = error_pair(error_code(ErrorEvent(message, code, detail)), message, detail)
+    return DataBlock(chunk["data"], chunk["type"].removeprefix("data-"))
+
+
 @dataclass(slots=True)
 class Answer:
     blocks: list[Block] = field(default_factory=list)
     usage: dict[str, Any] | None = None
+    errored: bool = False
+    """The stream reported an error: its client read nothing after it, not even its ``finish``."""
 
 
 def answer_of(events: Iterable[Event]) -> Answer:
@@ -117,6 +128,10 @@ def answer_of(events: Iterable[Event]) -> Answer:
                 blocks.append(ResourceBlock(uri=e.url, mime_type=e.media_type))
         elif cls is InteractionRequest:
             blocks.extend(interaction_parts(e))
+        elif cls is ErrorEvent:
+            blocks.append(agent_error_block(e.message, e.code, e.detail))
+            out.errored = True
+            break
         elif cls is Usage:
             usage = {k: getattr(e, k) for k in ("input", "output", "total", "cost")}
             out.usage = {k: v for k, v in usage.items() if v is not None} or None

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from turnwire.formats import NOTE_KEY, without_note
-from turnwire.formats.vercel.answer import answer_of, render_block
+from turnwire.formats.vercel.answer import agent_error_block, answer_of, render_block
 from turnwire.formats.vercel.interaction_chunks import interaction_parts
 from turnwire.formats.vercel.outbound import render_messages, with_steps
 from turnwire.formats.vercel.versions import ClientVersion
@@ -61,27 +61,49 @@ def _with_render(blocks: list[Block], render: Any) -> list[Block]:
     return [*blocks, render_block(call_id, render)]
 
 
-def _requests(noted: Any) -> list[Block]:
-    """The parts a client keeps of the interaction requests noted on a stored content."""
-    if not isinstance(noted, list):
-        return []
-    return [
-        b for r in noted for b in interaction_parts(InteractionRequest(r["id"], r["kind"], r.get("payload")))
-    ]
+def _notices(noted: Any) -> tuple[list[Block], bool]:
+    """The parts a client keeps of the requests and errors noted on a stored content, and whether
+    an error is among them: the AI SDK client stops reading its stream at the error."""
+    blocks: list[Block] = []
+    for entry in noted if isinstance(noted, list) else ():
+        if entry.get("type") == "error":
+            blocks.append(
+                agent_error_block(entry.get("message") or "", entry.get("code"), entry.get("detail"))
+            )
+            return blocks, True
+        request = InteractionRequest(entry["id"], entry["kind"], entry.get("payload"))
+        blocks.extend(interaction_parts(request))
+    return blocks, False
+
+
+def _errored(messages: Sequence[Message]) -> set[Any]:
+    """The turns whose stream reported an error: their client never read their ``finish``."""
+    out = set()
+    for msg in messages:
+        note = (msg.metadata or {}).get(NOTE_KEY) or {}
+        for key in ("notices_before", "notices_after"):
+            if any(n.get("type") == "error" for n in note.get(key) or ()):
+                out.add(note.get("turn"))
+    return out
 
 
 def _groups(messages: Sequence[Message]) -> list[_Group]:
     """Consecutive answer messages join into one assistant message unless the store says they
-    belong to different messages; a client's message stored as several contents is one again."""
+    belong to different messages; a client's message stored as several contents is one again.
+    A turn ends at its first error, as its client read it."""
     out: list[_Group] = []
+    errored, stopped = _errored(messages), set()
     for msg in messages:
         note = (msg.metadata or {}).get(NOTE_KEY) or {}
         role, message_id, turn = _side(msg), note.get("message_id"), note.get("turn")
-        content = [
-            *_requests(note.get("requests_before")),
-            *_with_render(list(msg.content), note.get("render")),
-            *_requests(note.get("requests_after")),
-        ]
+        if turn is not None and turn in stopped:
+            continue
+        content, cut = _notices(note.get("notices_before"))
+        if not cut:
+            after, cut = _notices(note.get("notices_after"))
+            content += [*_with_render(list(msg.content), note.get("render")), *after]
+        if cut:
+            stopped.add(turn)
         last = out[-1] if out else None
         answer = (
             last is not None
@@ -109,9 +131,10 @@ def _groups(messages: Sequence[Message]) -> list[_Group]:
         if turn is not None:
             if note.get("session"):
                 last.metadata.setdefault("sessionId", note["session"])
-            if note.get("usage"):
-                last.metadata["usage"] = note["usage"]
-            last.metadata["traceId"] = turn
+            if turn not in errored:  # the finish that carries them never reached the client
+                if note.get("usage"):
+                    last.metadata["usage"] = note["usage"]
+                last.metadata["traceId"] = turn
     return out
 
 
@@ -184,10 +207,13 @@ def render_answer(
     session_id: str | None = None,
     trace_id: str | None = None,
     usage: dict[str, Any] | None = None,
+    finished: bool = True,
     client_version: ClientVersion = ClientVersion.DEFAULT,
 ) -> list[dict[str, Any]]:
     """One turn's ``blocks`` (``answer.answer_of``) as the assistant UIMessage its stream's client
     holds after it, rendered as the stored conversation renders it (``[]`` without blocks).
+    ``finished=False``: the client stopped at an error, before the ``finish`` with ``usage`` and
+    ``trace_id``.
 
     A continuation (``message_id`` names an assistant message of ``history``) is that message with
     the turn appended, as the client appends to it; otherwise a call the turn answers from
@@ -219,9 +245,9 @@ def render_answer(
     group.turns.append((trace_id or "", list(blocks)))
     if session_id:
         group.metadata["sessionId"] = session_id
-    if usage:
+    if usage and finished:
         group.metadata["usage"] = usage
-    if trace_id:
+    if trace_id and finished:
         group.metadata["traceId"] = trace_id
     return _render([group], approvals or {}, calls, client_version)
 
@@ -243,16 +269,17 @@ def render_outputs(
     The turn is ONE assistant UIMessage, the one a client holds after the stream of the same turn
     and the one ``?format=vercel`` reads back (``render_answer``; the reference returns one per
     folded message, tool info lost, Q10): id ``continuation_id``, else ``message_id``. With the
-    turn's ``events`` it has everything the stream sent (reasoning, data, files, usage), else what
-    ``turn``'s messages hold; ``session_id`` and ``trace_id`` go into its metadata as the stream's
-    ``start`` and ``finish`` put them. Calls waiting for approval (``pending``, else the turn's
+    turn's ``events`` it has everything its client read of the stream (reasoning, data, files,
+    usage; up to an error's ``data-agent-error``), else what ``turn``'s messages hold;
+    ``session_id`` and ``trace_id`` go into its metadata as the stream's ``start`` and ``finish``
+    put them. Calls waiting for approval (``pending``, else the turn's
     last request) render ``approval-requested`` with the id to answer with.
     ``pending_interaction`` has the Agenta shape ``{"type", "id", "kind", "payload"?, "tool"}``.
     """
-    usage = None
+    usage, finished = None, True
     if events is not None:
         answer = answer_of(events)
-        blocks, usage = answer.blocks, answer.usage
+        blocks, usage, finished = answer.blocks, answer.usage, not answer.errored
     else:
         blocks = [b for m in turn.messages for b in m.content]
     request = turn.pending_interaction
@@ -266,6 +293,7 @@ def render_outputs(
             session_id=session_id,
             trace_id=trace_id,
             usage=usage,
+            finished=finished,
             client_version=client_version,
         )
     }

@@ -9,6 +9,7 @@ from turnwire.formats.vercel import render_conversation, render_outputs
 from turnwire.model import (
     DataBlock,
     DataEvent,
+    ErrorEvent,
     FileEvent,
     InteractionRequest,
     Message,
@@ -183,3 +184,22 @@ def test_requests_answer_the_parts_the_stream_sent_for_them() -> None:
     assert chose == {"type": "data-interaction", "id": "q_1", "data": {"kind": "choose", "payload": [1, 2]}}
     assert tool == {"type": "tool-pick", "toolCallId": "c9", "state": "input-available", "input": {"n": 1}}
     assert render == {"type": "data-render", "data": {"toolCallId": "c9", "render": "form"}}
+
+
+def test_an_error_ends_the_answer_where_the_client_stopped_reading() -> None:
+    events = [
+        MessageEvent("a"),
+        ErrorEvent("boom", "rate_limited", {"retry": 2}),
+        MessageEvent("b"),
+        Usage(1),
+    ]
+    message = _answer(events, message_id="m", session_id="s1", trace_id="t1")
+    assert message["parts"] == [
+        {"type": "step-start"},
+        {"type": "text", "text": "a"},
+        {
+            "type": "data-agent-error",
+            "data": {"code": "rate_limited", "errorText": "boom", "errorDetail": {"retry": 2}},
+        },
+    ]
+    assert message["metadata"] == {"sessionId": "s1"}  # the finish (traceId, usage) was never read
