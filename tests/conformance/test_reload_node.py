@@ -59,4 +59,4 @@ def test_a_reloaded_chat_equals_what_the_client_assembled(tmp_path: Path) -> Non
     app = create_app({"demo": demo_agent, "parts": parts}, default_agent="demo", settings=_settings(tmp_path))
     with serve_app(app) as url:
         passed = run_node_tests("reload.test.mjs", {**os.environ, "SERVER_URL": url}, timeout=120)
-    assert passed == 3
+    assert passed == 4

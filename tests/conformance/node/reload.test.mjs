@@ -159,3 +159,18 @@ test('an input request reads back as the data part with its id the client keeps'
   const client = canonical(withoutStreamingStates(chat.messages));
   assert.equal(canonical(withoutStreamingStates(await stored(chat.id))), client);
 });
+
+test('a failed turn reads back as the client kept it: its error part, and no finish metadata', async () => {
+  const chat = newChat(`fail-${Date.now()}`);
+  await chat.sendMessage({ text: 'fail' });
+  assert.equal(await settled(chat), 'error');
+  assert.deepEqual(chat.messages[1].parts.at(-1), {
+    type: 'data-agent-error',
+    data: { code: 'agent_run_failed', errorText: 'Agent run failed: demo failure requested' },
+  });
+  assert.equal(chat.messages[1].metadata.traceId, undefined);  // the finish was never read
+  await chat.sendMessage({ text: 'hello' });
+  assert.equal(await settled(chat), 'ready', String(chat.error));
+  const client = canonical(withoutStreamingStates(chat.messages));
+  assert.equal(canonical(withoutStreamingStates(await stored(chat.id))), client);
+});

@@ -51,6 +51,7 @@ async def scripted(ctx: TurnContext) -> AsyncIterator[Event]:
 
     from turnwire.model import (
         DataEvent,
+        ErrorEvent,
         FileEvent,
         MessageEvent,
         Thought,
@@ -92,5 +93,7 @@ async def scripted(ctx: TurnContext) -> AsyncIterator[Event]:
             yield ToolResult(id=f"call_{ref}", name=name, output="done", render={"result": render})
         elif kind == "file":
             yield FileEvent(url=args[0], media_type=args[1])
+        elif kind == "error":
+            yield ErrorEvent(message=args[0], code=args[1])
         elif kind == "usage":
             yield Usage(input=args[0], output=args[1])

@@ -40,3 +40,13 @@ _turn = st.lists(_step, min_size=1, max_size=5).filter(
     lambda steps: any(s[0] not in ("transient", "usage") for s in steps)
 )
 turns = st.lists(_turn, min_size=1, max_size=3)
+
+# Vercel doors only: a turn may end with an error the agent reports (the chat client reads no
+# further than the error chunk, so what a turn says after an error is not generated: the client's
+# next request would not hold it, and the store would take that for an edit).
+_error = st.tuples(st.just("error"), _text, st.none() | st.sampled_from(["rate_limited", "Bad Code"]))
+turns_with_errors = st.lists(
+    st.tuples(_turn, st.booleans(), _error).map(lambda t: [*t[0], t[2]] if t[1] else t[0]),
+    min_size=1,
+    max_size=3,
+)

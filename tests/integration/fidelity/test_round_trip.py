@@ -21,6 +21,7 @@ import httpx
 import orjson
 from fidelity_wire import chat, stored, user
 from generated_turns import turns as _turns
+from generated_turns import turns_with_errors
 from hypothesis import HealthCheck, given, settings
 from ui_assembly import assemble
 
@@ -33,7 +34,7 @@ def _canonical(value: Any) -> bytes:
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-@given(turns=_turns)
+@given(turns=turns_with_errors)
 def test_a_chat_reads_back_as_the_client_assembled_it(server: str, turns: list[list[Any]]) -> None:
     chat_id = f"rt-{uuid.uuid4().hex}"
     client: list[dict[str, Any]] = []
@@ -54,7 +55,7 @@ def _vercel_batch(server: str, session: str, messages: list[dict[str, Any]]) -> 
     body = {"session_id": session, "data": {"inputs": {"messages": messages}}}
     headers = {"accept": "application/json", "x-ag-messages-format": "vercel"}
     r = httpx.post(f"{server}/agents/scripted/invoke", json=body, headers=headers, timeout=30)
-    assert r.status_code == 200, r.text
+    assert r.status_code in (200, 500), r.text  # 500: the agent reported an error
     assert r.headers["x-ag-messages-format"] == "vercel"
     return r.json()["data"]["outputs"]["messages"]
 
@@ -66,7 +67,7 @@ def _unnamed(message: dict[str, Any]) -> dict[str, Any]:
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-@given(turns=_turns)
+@given(turns=turns_with_errors)
 def test_a_vercel_batch_answer_is_the_history_and_the_streamed_message(
     server: str, turns: list[list[Any]]
 ) -> None:
@@ -84,7 +85,9 @@ def test_a_vercel_batch_answer_is_the_history_and_the_streamed_message(
         assert [_unnamed(m) for m in answer] == [_unnamed(streamed)]
         (batch,) = answer
         assert batch["metadata"]["sessionId"] == via_batch
-        assert batch["id"] == f"msg-{batch['metadata']['traceId']}"
+        errored = any(step[0] == "error" for step in steps)  # no finish read: no traceId
+        assert ("traceId" in batch["metadata"]) is not errored
+        assert batch["id"].startswith("msg-")
         client.extend(answer)
     assert _canonical(stored(server, via_batch, "vercel")) == _canonical(client)
 

@@ -23,6 +23,8 @@ def assemble(chunks: list[dict[str, Any]], last: dict[str, Any] | None = None) -
     tools = {p["toolCallId"]: p for p in parts if "toolCallId" in p}
     for chunk in chunks:
         kind = chunk["type"]
+        if kind == "error":
+            break  # the chat client throws at an error chunk and reads no further (not the finish)
         if kind == "start":
             if chunk.get("messageId"):
                 message["id"] = chunk["messageId"]
