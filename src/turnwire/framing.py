@@ -5,6 +5,7 @@ Frames are JSON-ready dicts, serialised once with orjson (UTF-8, unescaped) and 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 import orjson
@@ -18,6 +19,11 @@ SSE_DONE: Final = b"data: [DONE]\n\n"
 """The Vercel UI Message Stream's terminator. Agenta SSE streams have none."""
 
 SSE_KEEPALIVE: Final = b": keepalive\n\n"
+SSE_KEEPALIVE_LINE: Final = b": keepalive\n"
+"""The keepalive of a stream whose events carry ids: a comment line with no blank line after it.
+Decoders derived from ``httpx-sse`` (the Stainless clients' too) dispatch an event with empty data
+on every blank line once an id was seen — ``: keepalive\\n\\n`` would reach their callers as an
+event whose ``data`` is not JSON. Without the blank line every SSE parser just skips the comment."""
 
 _dumps = orjson.dumps
 
@@ -30,3 +36,19 @@ def sse_frame(frame: Any) -> bytes:
 def ndjson_frame(frame: Any) -> bytes:
     """One NDJSON line holding ``frame`` as JSON."""
     return _dumps(frame) + b"\n"
+
+
+def sse_numbered_frames(prefix: str) -> Callable[[Any], bytes]:
+    """A framer like ``sse_frame`` whose events carry ids ``<prefix>:1``, ``<prefix>:2``, … in the
+    order they are framed: ``id: <prefix>:<n>\\ndata: <json>\\n\\n``. Each event holds exactly
+    one blank line (JSON has no raw newline), so a byte string of whole events holds as many
+    ``\\n\\n`` as events."""
+    head = b"id: " + prefix.encode() + b":"
+    count = 0
+
+    def frame(value: Any) -> bytes:
+        nonlocal count
+        count += 1
+        return head + str(count).encode() + b"\ndata: " + _dumps(value) + b"\n\n"
+
+    return frame

@@ -81,6 +81,9 @@ class WireFormat:
     stream_headers: Mapping[str, str] = field(default_factory=dict)
     sse_trailer: bytes = b""
     """What ends an SSE stream of this format after the encoder's last frame."""
+    sse_event_ids: bool = False
+    """Whether SSE streams of this format number their events (``id: <trace id>:<n>``), so a client
+    can reconnect with ``Last-Event-ID`` and get exactly the events after it."""
     ndjson: bool = True
     """Whether the stream frames may travel as NDJSON lines (else NDJSON answers use the default
     format's frames, as the reference does)."""

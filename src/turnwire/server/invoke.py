@@ -20,12 +20,13 @@ from starlette.responses import Response
 from turnwire.errors import InputError
 from turnwire.fold import fold
 from turnwire.formats import TurnInfo, WireFormat, get_format, turn_formats
-from turnwire.framing import JSON_MEDIA_TYPE, NDJSON_MEDIA_TYPE, SSE_MEDIA_TYPE
+from turnwire.framing import JSON_MEDIA_TYPE, NDJSON_MEDIA_TYPE, SSE_KEEPALIVE_LINE, SSE_MEDIA_TYPE
 from turnwire.interactions import render_pending
 from turnwire.model import ErrorEvent, Event, InteractionRequest
 from turnwire.server.context import AppContext
 from turnwire.server.doors import add_door, client_version, kind_of, parse_messages, read_object, session_id
 from turnwire.server.errors import RequestError
+from turnwire.server.invoke_resume import add_resume_routes, resumable_wire
 from turnwire.server.models import (
     SESSION_ID_PATTERN,
     WIRE_VERSION,
@@ -56,10 +57,15 @@ _SSE_EVENT = {
     "description": "One SSE event; `: keepalive` comments may come between events.",
     "required": ["data"],
     "properties": {
+        "id": {
+            "type": "string",
+            "description": "Agenta events: `<trace id>:<n>`, n = 1, 2, … (send it back as `Last-Event-ID` "
+            "to `GET /invoke/{session_id}/stream`). Vercel chunks carry none.",
+        },
         "data": {
             "type": "string",
             "description": "An Agenta frame or UI stream chunk as JSON; `[DONE]` ends Vercel streams.",
-        }
+        },
     },
 }
 _RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -126,6 +132,7 @@ def invoke_router() -> APIRouter:
         responses=_RESPONSES,
         openapi_extra=_OPENAPI_BODY,
     )
+    add_resume_routes(router)
     return router
 
 
@@ -169,7 +176,14 @@ async def invoke(request: Request, app: AppContext, agent_name: str) -> Response
     assert fmt.stream_encoder is not None  # _format admits only formats that serve turns
     out_headers.update(fmt.stream_headers)
     trailer = fmt.sse_trailer if transport is Transport.SSE else b""
-    body = stream_body(turn.events, fmt.stream_encoder(info), transport, trailer=trailer)
+    encoder = fmt.stream_encoder(info)
+    if transport is Transport.SSE and fmt.sse_event_ids:  # resumable: GET /invoke/{session}/stream
+        body = stream_body(turn.events, encoder, transport, trailer=trailer, event_ids=turn.trace_id)
+        wire, keepalive = resumable_wire(fmt), SSE_KEEPALIVE_LINE
+        return serve_turn(
+            app, turn, body, transport, out_headers, detached=detached, wire=wire, keepalive=keepalive
+        )
+    body = stream_body(turn.events, encoder, transport, trailer=trailer)
     return serve_turn(app, turn, body, transport, out_headers, detached=detached)
 
 

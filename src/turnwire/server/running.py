@@ -55,9 +55,10 @@ def serve_turn(
     *,
     detached: bool,
     wire: str = "",
+    keepalive: bytes = SSE_KEEPALIVE,
 ) -> StreamingResponse:
     """Answer ``turn`` with ``body`` (its framed stream, no keepalives) through its live log: the
-    turn runs in a task of its own and this response is its first reader (keepalives on SSE)."""
+    turn runs in a task of its own and this response is its first reader (``keepalive`` on SSE)."""
     live = app.turns.begin(
         live_key(app, turn.session_id),
         turn.trace_id,
@@ -67,7 +68,8 @@ def serve_turn(
         idle_timeout=app.settings.detached_turn_seconds,
         wire=wire,
     )
-    keepalive = SSE_KEEPALIVE if transport is Transport.SSE else b""
+    if transport is not Transport.SSE:
+        keepalive = b""
     interval = app.settings.keepalive_interval if keepalive else None
     return stream_response(live.follow(interval, keepalive), transport, headers)
 

@@ -15,7 +15,14 @@ import anyio
 from starlette.responses import StreamingResponse
 
 from turnwire.formats import StreamEncoder
-from turnwire.framing import NDJSON_MEDIA_TYPE, SSE_KEEPALIVE, SSE_MEDIA_TYPE, ndjson_frame, sse_frame
+from turnwire.framing import (
+    NDJSON_MEDIA_TYPE,
+    SSE_KEEPALIVE,
+    SSE_MEDIA_TYPE,
+    ndjson_frame,
+    sse_frame,
+    sse_numbered_frames,
+)
 from turnwire.model import Event
 from turnwire.runtime.runner import EventRun
 from turnwire.server.negotiation import Transport
@@ -34,8 +41,10 @@ async def stream_body(
     *,
     keepalive: float | None = None,
     trailer: bytes = b"",
+    event_ids: str | None = None,
 ) -> AsyncIterator[bytes]:
     """The response body for ``run``: encoded, framed, with keepalives (SSE only) and a trailer.
+    With ``event_ids`` (SSE only), every event carries the id ``<event_ids>:<n>``, n counting from 1.
 
     The frames of every event the agent has already produced go out together as one ``bytes``
     (one socket write); no frame waits for a later event. A keepalive goes out only after
@@ -46,7 +55,7 @@ async def stream_body(
     """
     with cancel_on_shutdown(run):
         sse = transport is Transport.SSE
-        frame = sse_frame if sse else ndjson_frame
+        frame = (sse_frame if event_ids is None else sse_numbered_frames(event_ids)) if sse else ndjson_frame
         for f in encoder.start():
             yield frame(f)
         interval = keepalive if sse and keepalive is not None and keepalive > 0 else None

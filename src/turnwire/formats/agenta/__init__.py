@@ -27,6 +27,7 @@ FORMAT = WireFormat(
     description="Agenta messages {role, content} with content blocks",
     render_turn=lambda turn, pending, info: render_outputs(turn),
     stream_encoder=stream_encoder,
+    sse_event_ids=True,
     render_conversation=lambda messages, approvals: render_messages(
         join_answers(messages, frozenset(("assistant",)))
     ),
