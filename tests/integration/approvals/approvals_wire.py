@@ -17,12 +17,14 @@ def _post(url: str, path: str, body: Any, headers: dict[str, str] | None = None)
 
 
 def sse_data(raw: bytes) -> list[Any]:
-    """The decoded ``data:`` payloads of an SSE body (``"[DONE]"`` kept as a string)."""
+    """The decoded ``data:`` payloads of an SSE body (``"[DONE]"`` kept as a string); ``id:`` and
+    comment lines skipped."""
     out: list[Any] = []
     for block in raw.split(b"\n\n"):
-        if block.startswith(b"data: "):
-            data = block[6:]
-            out.append("[DONE]" if data == b"[DONE]" else orjson.loads(data))
+        for line in block.split(b"\n"):
+            if line.startswith(b"data: "):
+                data = line[6:]
+                out.append("[DONE]" if data == b"[DONE]" else orjson.loads(data))
     return out
 
 

@@ -9,7 +9,7 @@ import httpx
 import orjson
 import pytest
 from live_server import KEEPALIVE, Probe
-from server_wire import invoke_body, ndjson_lines, sse_comments, sse_events
+from server_wire import invoke_body, ndjson_lines, sse_comments, sse_events, sse_ids
 
 from turnwire.fold import fold
 from turnwire.formats import agenta, vercel
@@ -140,6 +140,31 @@ def test_keepalive_comments_fill_a_silent_gap_on_sse(client: httpx.Client, fmt: 
     assert text.index("before") < text.index(": keepalive") < text.index("after")
     events = sse_events(r.content)  # comments do not disturb the events
     assert events[-1] == "[DONE]" if fmt else events[-1]["type"] == "done"
+    # Events with ids (Agenta) keep alive with a bare comment line: a blank line after it would be
+    # an empty event to httpx-sse-style decoders once they have seen an id.
+    assert (b": keepalive\n\n" in r.content) == bool(fmt)
+    assert (sse_ids(r.content) == []) == bool(fmt)
+
+
+@pytest.mark.parametrize("transport", ["sse", "ndjson"])
+def test_agenta_sse_events_are_numbered_within_their_turn(client: httpx.Client, transport: str) -> None:
+    """``id: <trace id>:<n>``, n = 1, 2, … on every Agenta SSE event; NDJSON lines and Vercel chunks
+    have no such field (their bytes are unchanged)."""
+    body = invoke_body(_say("count to 3"))
+    r = client.post(
+        "/agents/demo/invoke", json=body, headers={"accept": SSE if transport == "sse" else NDJSON}
+    )
+    trace = r.headers["x-ag-trace-id"]
+    if transport == "ndjson":
+        assert ndjson_lines(r.content)[-1]["type"] == "done"  # JSON lines, nothing else
+        return
+    events = sse_events(r.content)
+    assert sse_ids(r.content) == [f"{trace}:{n}" for n in range(1, len(events) + 1)]
+    assert r.content.startswith(f"id: {trace}:1\ndata: ".encode())
+    vercel_stream = client.post(
+        "/agents/demo/invoke", json=invoke_body(_ui("count to 3")), headers={"accept": SSE, **VERCEL}
+    )
+    assert sse_ids(vercel_stream.content) == [] and b"\nid: " not in vercel_stream.content
 
 
 def test_no_keepalive_without_a_gap(client: httpx.Client) -> None:
