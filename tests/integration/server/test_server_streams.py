@@ -146,6 +146,23 @@ def test_keepalive_comments_fill_a_silent_gap_on_sse(client: httpx.Client, fmt: 
     assert (sse_ids(r.content) == []) == bool(fmt)
 
 
+def test_an_httpx_sse_style_decoder_reads_agenta_events_with_ids_and_keepalives(client: httpx.Client) -> None:
+    """The decoder the Stainless clients carry (a copy of ``httpx-sse``'s), fed in small pieces:
+    every event has its id and JSON data, and no keepalive becomes an event."""
+    from agentex._streaming import SSEDecoder
+
+    r = client.post("/agents/gap/invoke", json=invoke_body(_say("x")), headers={"accept": SSE})
+    assert b": keepalive\n" in r.content
+    pieces = [r.content[i : i + 7] for i in range(0, len(r.content), 7)]
+    events = list(SSEDecoder().iter_bytes(iter(pieces)))
+    assert [orjson.loads(e.data) for e in events] == sse_events(r.content)
+    assert [e.id for e in events] == sse_ids(r.content)
+    # Why the keepalive has no blank line after it: with one, once an id was seen, this decoder
+    # reports an event with empty data (not JSON) for every keepalive.
+    blank = r.content.replace(b": keepalive\n", b": keepalive\n\n")
+    assert any(e.data == "" for e in SSEDecoder().iter_bytes(iter([blank])))
+
+
 @pytest.mark.parametrize("transport", ["sse", "ndjson"])
 def test_agenta_sse_events_are_numbered_within_their_turn(client: httpx.Client, transport: str) -> None:
     """``id: <trace id>:<n>``, n = 1, 2, … on every Agenta SSE event; NDJSON lines and Vercel chunks

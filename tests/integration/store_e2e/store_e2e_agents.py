@@ -44,3 +44,12 @@ async def paced(ctx: TurnContext) -> AsyncIterator[Event]:
         yield MessageDelta(id="m1", delta=word(i))
         await asyncio.sleep(float(pause))
     yield MessageEnd(id="m1")
+
+
+async def gap(ctx: TurnContext) -> AsyncIterator[Event]:
+    """``before``, half a second of silence (keepalives), ``after``."""
+    yield MessageStart(id="m1")
+    yield MessageDelta(id="m1", delta="before")
+    await asyncio.sleep(0.5)
+    yield MessageDelta(id="m1", delta="after")
+    yield MessageEnd(id="m1")

@@ -114,6 +114,7 @@ def fill(path: str, v: Victim) -> str:
         .replace("{ag_type}", "messages")
         .replace("{model}", "demo")
         .replace("{chat_id}", LIVE_CHAT)
+        .replace("{session_id}", LIVE_SESSION)
     )
 
 
@@ -232,7 +233,32 @@ def live_turn(method: str, path: str, v: Victim) -> None:
     assert said[-1]["type"] == "finish" and said[-1].get("finishReason") != "other"
 
 
+LIVE_SESSION = "victim-agenta"
+
+
+def live_agenta_turn(method: str, path: str, v: Victim) -> None:
+    """Alice's Agenta SSE turn is running: bob's resume finds nothing (204) — also with the id of
+    alice's last event — and alice's stream runs on to its end."""
+    body = {
+        "session_id": LIVE_SESSION,
+        "data": {"inputs": {"messages": [{"role": "user", "content": "count to 20"}]}},
+    }
+    headers = {**ALICE, "accept": "text/event-stream"}
+    with httpx.stream("POST", f"{v.url}/invoke", json=body, headers=headers, timeout=30) as alice:
+        assert alice.status_code == 200
+        lines = alice.iter_lines()
+        last = next(line for line in lines if line.startswith("id: "))[4:]
+        for extra in ({}, {"last-event-id": last}):
+            response = call(method, path, v, {**BOB, **extra})
+            assert response.status_code == 204, response.text
+        rest = [line for line in lines if line.startswith("data: {")]
+    said = [orjson.loads(line[6:]) for line in rest]
+    assert said[-1]["type"] == "done" and said[-1]["data"]["stopReason"] == "end_turn"
+
+
 ATTACKS: dict[tuple[str, str], Callable[[str, str, Victim], None]] = {
+    ("get", "/invoke/{session_id}/stream"): live_agenta_turn,
+    ("get", "/agents/{name}/invoke/{session_id}/stream"): live_agenta_turn,
     ("get", "/chat/{chat_id}/stream"): live_turn,
     ("get", "/agents/{name}/chat/{chat_id}/stream"): live_turn,
     ("post", "/chat/{chat_id}/stop"): live_turn,
