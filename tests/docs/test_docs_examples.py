@@ -82,7 +82,7 @@ def _payloads(out: str) -> list[Any]:
     text = out.strip()
     if not text:
         raise AssertionError("empty answer")
-    if text.startswith("data:") or text.startswith(":"):
+    if text.startswith(("data:", ":", "id:")):  # SSE (Agenta events carry ids)
         return [
             json.loads(line[5:])
             for line in text.splitlines()
