@@ -65,6 +65,23 @@ async def test_agenta_sse_bytes_equal_framing_each_delivered_event(keepalive: fl
     assert b"".join(out) == expected
 
 
+async def test_numbered_agenta_sse_is_the_same_events_each_after_its_id() -> None:
+    """With ``event_ids`` every event gets ``id: <prefix>:<n>`` before its unchanged data line."""
+    delivered_events = await delivered(busy_turn())
+    expected = b"".join(
+        f"id: t1:{n}\n".encode() + sse_frame(event_to_frame(e)) for n, e in enumerate(delivered_events, 1)
+    )
+    out = await bodies(
+        stream_body(run_turn(agent_of(busy_turn()), ctx()), AgentaFrames(), Transport.SSE, event_ids="t1")
+    )
+    assert b"".join(out) == expected
+    # NDJSON has no field for it: the option changes nothing there.
+    ndjson = await bodies(
+        stream_body(run_turn(agent_of(busy_turn()), ctx()), AgentaFrames(), Transport.NDJSON, event_ids="t1")
+    )
+    assert b"".join(ndjson) == b"".join(ndjson_frame(event_to_frame(e)) for e in delivered_events)
+
+
 async def test_agenta_ndjson_bytes_equal_framing_each_delivered_event() -> None:
     expected = b"".join(ndjson_frame(event_to_frame(e)) for e in await delivered(busy_turn()))
     out = await bodies(stream_body(run_turn(agent_of(busy_turn()), ctx()), AgentaFrames(), Transport.NDJSON))
