@@ -26,6 +26,8 @@ CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
 OPERATIONS = [
     ("/invoke", "POST"),
     ("/agents/{name}/invoke", "POST"),
+    ("/invoke/{session_id}/stream", "GET"),
+    ("/agents/{name}/invoke/{session_id}/stream", "GET"),
     ("/catalog/types/", "GET"),
     ("/catalog/types/{ag_type}", "GET"),
     ("/api/workflows/catalog/types/{ag_type}", "GET"),

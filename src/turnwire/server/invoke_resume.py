@@ -34,6 +34,7 @@ from turnwire.framing import SSE_KEEPALIVE_LINE
 from turnwire.server.context import current
 from turnwire.server.doors import session_id
 from turnwire.server.errors import RequestError, error_response
+from turnwire.server.models import MessageBody, ValidationErrorBody
 from turnwire.server.negotiation import Transport
 from turnwire.server.running import live_key
 from turnwire.server.streaming import stream_response
@@ -138,9 +139,9 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
         "content": {"text/event-stream": {"schema": {"type": "string"}}},
     },
     204: {"description": "No resumable turn is running on this session"},
-    400: {"description": "A bad session id, or a `Last-Event-ID` this server did not send"},
-    404: {"description": "Unknown agent"},
-    409: {"description": "`Last-Event-ID` names another turn than the running one"},
+    400: {"model": ValidationErrorBody, "description": "A bad session id, or a `Last-Event-ID` not sent"},
+    404: {"model": MessageBody, "description": "Unknown agent"},
+    409: {"model": ValidationErrorBody, "description": "`Last-Event-ID` of a turn not running"},
 }
 _OPENAPI: Final = {
     "parameters": [
