@@ -68,12 +68,12 @@ test('a dropped client reconnects with Last-Event-ID and gets exactly the rest',
   const first = await invoke(SERVER_URL, session, `count to ${COUNT}`, { 'x-ag-on-disconnect': 'continue' }, abort.signal);
   assert.equal(first.status, 200);
   const trace = first.headers.get('x-ag-trace-id');
-  // Another client reads the same turn from its first event, uninterrupted.
-  const whole = fetch(`${RESUME_URL}/invoke/${session}/stream`).then((r) => {
-    assert.equal(r.status, 200);
-    return readEvents(r);
-  });
   const seen = (await readEvents(first, (events) => events.length >= 11)).events;
+  // Another client reads the same turn from its first event, uninterrupted (started once the turn
+  // has sent events, so its log is surely mirrored by now for the other worker).
+  const wholeResponse = await fetch(`${RESUME_URL}/invoke/${session}/stream`);
+  assert.equal(wholeResponse.status, 200);
+  const whole = readEvents(wholeResponse);
   abort.abort();
   // A read may bring several events: the client's last is the last it parsed.
   const last = seen.at(-1).id;
