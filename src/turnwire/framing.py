@@ -5,6 +5,7 @@ Frames are JSON-ready dicts, serialised once with orjson (UTF-8, unescaped) and 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -43,12 +44,10 @@ def sse_numbered_frames(prefix: str) -> Callable[[Any], bytes]:
     order they are framed: ``id: <prefix>:<n>\\ndata: <json>\\n\\n``. Each event holds exactly
     one blank line (JSON has no raw newline), so a byte string of whole events holds as many
     ``\\n\\n`` as events."""
-    head = b"id: " + prefix.encode() + b":"
-    count = 0
+    template = b"id: " + prefix.encode().replace(b"%", b"%%") + b":%d\ndata: %b\n\n"
+    count = itertools.count(1).__next__
 
     def frame(value: Any) -> bytes:
-        nonlocal count
-        count += 1
-        return head + str(count).encode() + b"\ndata: " + _dumps(value) + b"\n\n"
+        return template % (count(), _dumps(value))
 
     return frame
