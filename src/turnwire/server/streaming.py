@@ -18,6 +18,7 @@ from turnwire.formats import StreamEncoder
 from turnwire.framing import (
     NDJSON_MEDIA_TYPE,
     SSE_KEEPALIVE,
+    SSE_KEEPALIVE_LINE,
     SSE_MEDIA_TYPE,
     ndjson_frame,
     sse_frame,
@@ -44,7 +45,8 @@ async def stream_body(
     event_ids: str | None = None,
 ) -> AsyncIterator[bytes]:
     """The response body for ``run``: encoded, framed, with keepalives (SSE only) and a trailer.
-    With ``event_ids`` (SSE only), every event carries the id ``<event_ids>:<n>``, n counting from 1.
+    With ``event_ids`` (SSE only), every event carries the id ``<event_ids>:<n>``, n counting from 1,
+    and keepalives are ``SSE_KEEPALIVE_LINE``.
 
     The frames of every event the agent has already produced go out together as one ``bytes``
     (one socket write); no frame waits for a later event. A keepalive goes out only after
@@ -56,6 +58,7 @@ async def stream_body(
     with cancel_on_shutdown(run):
         sse = transport is Transport.SSE
         frame = (sse_frame if event_ids is None else sse_numbered_frames(event_ids)) if sse else ndjson_frame
+        keepalive_bytes = SSE_KEEPALIVE if event_ids is None else SSE_KEEPALIVE_LINE
         for f in encoder.start():
             yield frame(f)
         interval = keepalive if sse and keepalive is not None and keepalive > 0 else None
@@ -69,7 +72,7 @@ async def stream_body(
                 except StopAsyncIteration:
                     break
                 if event is None:
-                    yield SSE_KEEPALIVE
+                    yield keepalive_bytes
                     continue
                 out = [to_bytes(event)]
                 # Then what is already buffered, without waiting. After the final event the run may

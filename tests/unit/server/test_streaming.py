@@ -11,7 +11,7 @@ import pytest
 
 from turnwire.formats.agenta import AgentaFrames, event_to_frame
 from turnwire.formats.vercel import UIStreamEncoder, stream_sse
-from turnwire.framing import SSE_DONE, SSE_KEEPALIVE, ndjson_frame, sse_frame
+from turnwire.framing import SSE_DONE, SSE_KEEPALIVE, SSE_KEEPALIVE_LINE, ndjson_frame, sse_frame
 from turnwire.model import Done, Event, MessageDelta, MessageEnd, MessageStart, ToolCall, ToolResult, Usage
 from turnwire.runtime import TurnContext, run_turn
 from turnwire.server.negotiation import Transport
@@ -147,6 +147,21 @@ async def test_keepalive_marks_each_interval_of_silence_from_a_run() -> None:
     # all three between the start frame and the delta
     first_delta = next(i for i, b in enumerate(out) if b'"delta"' in b)
     assert all(0 < i < first_delta for i in marks)
+
+
+async def test_numbered_events_keep_alive_with_a_bare_comment_line() -> None:
+    events = [MessageStart("m"), MessageDelta("m", "a"), MessageEnd("m")]
+    out = await bodies(
+        stream_body(
+            run_turn(agent_of(events, {1: 0.25}), ctx()),
+            AgentaFrames(),
+            Transport.SSE,
+            keepalive=0.1,
+            event_ids="t1",
+        )
+    )
+    assert SSE_KEEPALIVE_LINE in out and SSE_KEEPALIVE not in out
+    assert b"".join(b for b in out if b != SSE_KEEPALIVE_LINE).count(b"\n\n") == len(await delivered(events))
 
 
 async def test_no_keepalive_from_a_run_that_keeps_talking() -> None:
