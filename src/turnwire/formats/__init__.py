@@ -47,6 +47,9 @@ class TurnInfo:
     events: Sequence[Event] = ()
     """A batch answer's events, the whole turn (``render_turn``: for a format whose batch answer
     shows more than the fold keeps, as its stream's client would hold it)."""
+    run_id: str | None = None
+    """The run the client named, when its protocol names runs (AG-UI ``runId``); ``None``: the
+    answer's ``message_id`` names the run too."""
 
 
 @dataclass(frozen=True, slots=True)

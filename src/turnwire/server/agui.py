@@ -111,7 +111,9 @@ async def agui(request: Request, app: AppContext, agent_name: str) -> Response:
         )
     except RequestError as exc:
         raise exc if from_store else _name_resume(exc, run) from None
-    info = TurnInfo(turn.session_id, turn.trace_id, run.run_id, turn.history)
+    # The run's messages are named from the turn's stored message id (what a history read names
+    # them by), the run itself by the client's runId.
+    info = TurnInfo(turn.session_id, turn.trace_id, turn.message_id, turn.history, run_id=run.run_id)
     assert AGUI.stream_encoder is not None
     body = stream_body(turn.events, AGUI.stream_encoder(info), Transport.SSE)
     headers = {**turn.headers, **AGUI.stream_headers}

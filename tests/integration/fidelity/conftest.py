@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fidelity_agents import counter, scripted, shout, twice
+from fidelity_agents import counter, events, scripted, shout, twice
 
 from services import serve_app
 from turnwire.agents import demo_agent
@@ -15,7 +15,14 @@ from turnwire.server import Settings, create_app
 
 def fidelity_app(tmp: Path, **settings: object) -> object:
     return create_app(
-        {"demo": demo_agent, "shout": shout, "twice": twice, "counter": counter, "scripted": scripted},
+        {
+            "demo": demo_agent,
+            "shout": shout,
+            "twice": twice,
+            "counter": counter,
+            "scripted": scripted,
+            "events": events,
+        },
         default_agent="demo",
         settings=Settings(
             db_url=f"sqlite:///{tmp / 'fidelity.db'}",

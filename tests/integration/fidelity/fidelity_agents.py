@@ -97,3 +97,36 @@ async def scripted(ctx: TurnContext) -> AsyncIterator[Event]:
             yield ErrorEvent(message=args[0], code=args[1])
         elif kind == "usage":
             yield Usage(input=args[0], output=args[1])
+
+
+async def events(ctx: TurnContext) -> AsyncIterator[Event]:
+    """Plays raw canonical events the user's message lists (see ``test_agui_ids``): interleaved
+    and reopened messages, calls without text, results."""
+    import orjson
+
+    from turnwire.model import DataEvent, MessageEvent, Thought, ThoughtDelta, ThoughtEnd, ThoughtStart
+
+    n = sum(1 for m in ctx.messages if m.role == "user")
+    for kind, *args in orjson.loads(ctx.last_user_text()):
+        if kind == "text":
+            yield MessageEvent(text=args[0])
+        elif kind == "start":
+            yield MessageStart(id=f"m{args[0]}")
+        elif kind == "delta":
+            yield MessageDelta(id=f"m{args[0]}", delta=args[1])
+        elif kind == "end":
+            yield MessageEnd(id=f"m{args[0]}")
+        elif kind == "thought":
+            yield Thought(text=args[0])
+        elif kind == "tstart":
+            yield ThoughtStart(id=f"t{args[0]}")
+        elif kind == "tdelta":
+            yield ThoughtDelta(id=f"t{args[0]}", delta=args[1])
+        elif kind == "tend":
+            yield ThoughtEnd(id=f"t{args[0]}")
+        elif kind == "call":
+            yield ToolCall(id=f"call_{n}_{args[0]}", name="lookup", input={"k": args[0]})
+        elif kind == "result":
+            yield ToolResult(id=f"call_{n}_{args[0]}", name="lookup", output=args[1])
+        elif kind == "data":
+            yield DataEvent(name=args[0], data=args[1], transient=args[2])

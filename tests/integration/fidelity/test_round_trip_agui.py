@@ -3,16 +3,11 @@ messages plus what it assembled from the events, see ``agui_assembly``) equals t
 back with ``?format=agui``: the same messages in the same order, roles, texts, reasoning, tool
 calls (ids, names, argument text), tool results, activity messages, the client's own ids.
 
-Normalised, and why:
-
-- ``error`` on tool messages: ``TOOL_CALL_RESULT`` has no error field (protocol), so a client
-  never holds one; the history says it, as ``ToolMessage.error`` allows.
-- the ids of messages the agent's run produced: the stream names them from the run id the client
-  chose and the agent's event ids (``<runId>-<id>``, ``<runId>-text-<n>``…), the store keeps
-  neither, so the history names them ``<stored message id>-<k>``. They are compared by order of
-  first appearance (the same message keeps one id on each side). This one is a product gap, not
-  the wire's: an AG-UI client that reconciles by message id (``MESSAGES_SNAPSHOT``) sees the
-  history's messages as new ones.
+Ids are compared exactly: the client's own, the tool calls', and those of the messages the runs
+produced (named from each turn's stored message id, ``msg-<trace>``, ``msg-<trace>-2``…, on the
+stream and in the history alike). One thing is normalised: ``error`` on tool messages —
+``TOOL_CALL_RESULT`` has no error field (protocol), so a client never holds one; the history says
+it, as ``ToolMessage.error`` allows.
 """
 
 from __future__ import annotations
@@ -58,12 +53,5 @@ def test_an_agui_thread_reads_back_as_the_client_assembled_it(server: str, turns
 
 
 def _normalised(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Ids of the run's messages by order of first appearance; no ``error`` (module docstring)."""
-    ids: dict[str, str] = {}
-    out = []
-    for message in messages:
-        copy = {k: v for k, v in message.items() if k != "error"}
-        if message["role"] != "user":
-            copy["id"] = ids.setdefault(message["id"], f"m{len(ids)}")
-        out.append(copy)
-    return out
+    """Without ``error`` (module docstring)."""
+    return [{k: v for k, v in message.items() if k != "error"} for message in messages]

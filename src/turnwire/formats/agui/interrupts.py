@@ -21,6 +21,10 @@ other kinds                   ``reason: "turnwire:<kind>"``     a ``user`` messa
                                                                 ``DataBlock("interaction_response")``
 ============================  ==================================================================
 
+The messages made from ``resume`` are named ``resume:<interruptId>`` (``RESUME_ID_PREFIX``; the
+decisions' message by its first interrupt): the client never holds them as messages, so the
+stored conversation read back as AG-UI leaves them out (``conversation``).
+
 ``client_tool`` requests are not interrupts: the call goes out as ``TOOL_CALL_*`` and the run
 finishes with ``pendingToolCallIds``; the client answers with a ``tool`` message, as AG-UI does
 for every frontend tool.
@@ -43,6 +47,8 @@ CUSTOM_PREFIX: Final = "turnwire:"
 RESOLVED: Final = "resolved"
 CANCELLED: Final = "cancelled"
 RESPONSE_DATA: Final = "interaction_response"
+RESUME_ID_PREFIX: Final = "resume:"
+"""The id prefix of a message made from a ``resume`` answer (module docstring)."""
 
 APPROVAL_SCHEMA: Final[dict[str, Any]] = {
     "type": "object",
@@ -125,18 +131,21 @@ def parse_resume(raw: Any, loc: Loc = ("resume",)) -> list[Message]:
     if not isinstance(raw, list):
         raise InputError("resume must be a list", loc=loc)
     approvals: list[Any] = []
+    approvals_id: str | None = None
     out: list[Message] = []
     for i, entry in enumerate(raw):
-        item = _answer(entry, (*loc, i))
+        raw_id, item = _answer(entry, (*loc, i))
         if isinstance(item, ToolResultBlock):
+            approvals_id = approvals_id or RESUME_ID_PREFIX + raw_id
             approvals.append(item)
         else:
             out.append(item)
     # Every decision in one tool message, before the answers to other questions.
-    return ([Message("tool", approvals)] if approvals else []) + out
+    return ([Message("tool", approvals, approvals_id)] if approvals else []) + out
 
 
-def _answer(entry: Any, loc: Loc) -> ToolResultBlock | Message:
+def _answer(entry: Any, loc: Loc) -> tuple[str, ToolResultBlock | Message]:
+    """The entry's interrupt id and what it becomes."""
     if not isinstance(entry, dict):
         raise InputError("a resume entry must be an object", loc=loc)
     raw_id = entry.get("interruptId", entry.get("interrupt_id"))
@@ -155,12 +164,14 @@ def _answer(entry: Any, loc: Loc) -> ToolResultBlock | Message:
     kind, call_id, request_id = parts
     payload = entry.get("payload")
     if kind == InteractionKind.USER_APPROVAL and call_id is not None:
-        return _decision(call_id, request_id, status, payload, loc)
+        return raw_id, _decision(call_id, request_id, status, payload, loc)
     if kind == InteractionKind.USER_INPUT:
         text = "" if status == CANCELLED else _text_of(payload)
-        return Message("user", [TextBlock(text)], metadata={"interruptId": raw_id, "status": status})
+        metadata = {"interruptId": raw_id, "status": status}
+        return raw_id, Message("user", [TextBlock(text)], RESUME_ID_PREFIX + raw_id, metadata=metadata)
     data = {"id": request_id, "kind": kind, "status": status, "payload": payload}
-    return Message("user", [DataBlock(data, RESPONSE_DATA)], metadata={"interruptId": raw_id})
+    answer = [DataBlock(data, RESPONSE_DATA)]
+    return raw_id, Message("user", answer, RESUME_ID_PREFIX + raw_id, metadata={"interruptId": raw_id})
 
 
 def _decision(call_id: str, token: str, status: str, payload: Any, loc: Loc) -> ToolResultBlock:

@@ -22,6 +22,13 @@ data                    an ``activity`` message (``activityType`` = the block's 
 Every message gets an id: ``Message.id``, else ``msg-<n>``; messages split from one canonical
 message take ``<id>-<k>``. Files in assistant messages and unknown blocks are dropped (AG-UI
 assistant content is text only).
+
+``Renderer`` is the same rendering with two more inputs, for a stored conversation
+(``conversation``): which answer a message is part of (its messages are numbered per answer,
+``M``, ``M-2``…, across the contents it is stored as, as the stream numbered them, and its tool
+results go where a client puts a ``TOOL_CALL_RESULT``: after the assistant message holding the
+call and the tool messages after it) and where it came from (calls join only the assistant
+message of the same source: a turn's call never joins the message before its turn).
 """
 
 from __future__ import annotations
@@ -50,19 +57,124 @@ from turnwire.model import (
 )
 
 DEFAULT_ACTIVITY: Final = "data"
+_AFTER_RESULT: Final = object()
 
 
 def render_messages(msgs: Sequence[Message]) -> list[dict[str, Any]]:
     """Canonical messages → AG-UI messages (JSON-ready dicts that ``ag_ui.core.Message`` accepts)."""
-    out: list[dict[str, Any]] = []
-    used: set[str] = set()
+    renderer = Renderer()
     for n, msg in enumerate(msgs, 1):
-        base = msg.id or f"msg-{n}"
+        renderer.add(msg, msg.id or f"msg-{n}")
+    return renderer.out
+
+
+class Renderer:
+    """AG-UI messages built one canonical message at a time (``out``), ids unique among them."""
+
+    def __init__(self) -> None:
+        self.out: list[dict[str, Any]] = []
+        self.calls: set[str] = set()
+        """Ids of the tool calls in ``out``."""
+        self._used: set[str] = set()
+        self._counts: dict[str, int] = {}
+        self._last_source: Any = None
+
+    def add(self, msg: Message, base: str, *, answer: str | None = None, source: Any = None) -> None:
+        """Render ``msg``. ``base``: its id (``<base>-<k>`` for the messages split from it);
+        ``answer``: the answer it is part of, which names its messages instead (``answer``,
+        ``answer-2``…, counted over every message of that answer); ``source``: where it came from
+        (a call joins the assistant message before it only if that one has the same source)."""
         if msg.role in ASSISTANT_SIDE:
-            _assistant_side(msg, base, out, used)
+            self._assistant_side(msg, base, answer, source)
         else:
-            out.append(_plain(msg, _unique(base, used)))
-    return out
+            self._append(_plain(msg, self._name(base, answer)), source)
+
+    def _name(self, base: str, answer: str | None) -> str:
+        if answer is not None:
+            n = self._counts[answer] = self._counts.get(answer, 0) + 1
+            base = answer if n == 1 else f"{answer}-{n}"
+        return _unique(base, self._used)
+
+    def _append(self, message: dict[str, Any], source: Any) -> dict[str, Any]:
+        self.out.append(message)
+        self._last_source = source
+        return message
+
+    def _assistant_side(self, msg: Message, base: str, answer: str | None, source: Any) -> None:
+        """Assistant and tool messages: text and calls share an assistant message; the rest stand
+        alone."""
+        out = self.out
+        # A message made only of calls (fold puts each call in a "tool" message; the store keeps
+        # each call as a content of its own) joins the assistant message just before it, as the
+        # model said the text and made the calls in one answer.
+        current: dict[str, Any] | None = None
+        if (
+            msg.role != "assistant"
+            and out
+            and out[-1]["role"] == "assistant"
+            and self._last_source == source
+            and only_calls(msg)
+        ):
+            current = out[-1]
+
+        def open_assistant() -> dict[str, Any]:
+            message = _with_metadata({"id": self._name(base, answer), "role": "assistant"}, msg)
+            return self._append(message, source)
+
+        if not msg.content and msg.role == "assistant":
+            open_assistant()  # an empty answer is still a message
+        for block in msg.content:
+            if isinstance(block, TextBlock):
+                if current is None or "toolCalls" in current or out[-1] is not current:
+                    current = open_assistant()
+                current["content"] = current.get("content", "") + block.text
+            elif isinstance(block, ToolCallBlock):
+                if current is None or out[-1] is not current:
+                    current = open_assistant()
+                call_id = block.id or f"{current['id']}-call-{len(current.get('toolCalls', ())) + 1}"
+                function = {"name": block.name or "unknown_tool", "arguments": encode_arguments(block.input)}
+                current.setdefault("toolCalls", []).append(
+                    {"id": call_id, "type": "function", "function": function}
+                )
+                self.calls.add(call_id)
+            elif isinstance(block, ToolResultBlock):
+                message = _tool_message(block, self._name(base, answer))
+                if answer is None:
+                    self._append(message, source)
+                else:
+                    self._place_result(message, source)
+            elif isinstance(block, ReasoningBlock):
+                text = block.text or "\n".join(block.summary or ())
+                self._append({"id": self._name(base, answer), "role": "reasoning", "content": text}, source)
+            elif isinstance(block, DataBlock):
+                content = block.data if isinstance(block.data, dict) else {"value": block.data}
+                activity = block.name or DEFAULT_ACTIVITY
+                message = {
+                    "id": self._name(base, answer),
+                    "role": "activity",
+                    "activityType": activity,
+                    "content": content,
+                }
+                self._append(message, source)
+
+
+    def _place_result(self, message: dict[str, Any], source: Any) -> None:
+        """Where a client puts a ``TOOL_CALL_RESULT``: after the assistant message holding the
+        call and the tool messages after it (at the end when no message holds the call)."""
+        out, call_id = self.out, message["toolCallId"]
+        at = next(
+            (
+                i + 1
+                for i, m in enumerate(out)
+                if m["role"] == "assistant" and any(c["id"] == call_id for c in m.get("toolCalls", ()))
+            ),
+            len(out),
+        )
+        while at < len(out) and out[at]["role"] == "tool":
+            at += 1
+        out.insert(at, message)
+        # Model output after a result is a new step: its calls do not join the text before.
+        self._last_source = _AFTER_RESULT
 
 
 def _unique(base: str, used: set[str]) -> str:
@@ -123,47 +235,6 @@ def _media(block: ImageBlock | ResourceBlock | AttachmentBlock) -> dict[str, Any
     if block.filename:
         part["metadata"] = {"filename": block.filename}
     return part
-
-
-def _assistant_side(msg: Message, base: str, out: list[dict[str, Any]], used: set[str]) -> None:
-    """Assistant and tool messages: text and calls share an assistant message; the rest stand alone."""
-    # A message made only of calls (fold puts each call in a "tool" message) joins the assistant
-    # message just before it, as the model said the text and made the calls in one answer.
-    current: dict[str, Any] | None = None
-    if msg.role != "assistant" and out and out[-1]["role"] == "assistant" and only_calls(msg):
-        current = out[-1]
-
-    def open_assistant() -> dict[str, Any]:
-        message = _with_metadata({"id": _unique(base, used), "role": "assistant"}, msg)
-        out.append(message)
-        return message
-
-    if not msg.content and msg.role == "assistant":
-        open_assistant()  # an empty answer is still a message
-    for block in msg.content:
-        if isinstance(block, TextBlock):
-            if current is None or "toolCalls" in current or out[-1] is not current:
-                current = open_assistant()
-            current["content"] = current.get("content", "") + block.text
-        elif isinstance(block, ToolCallBlock):
-            if current is None or out[-1] is not current:
-                current = open_assistant()
-            call_id = block.id or f"{current['id']}-call-{len(current.get('toolCalls', ())) + 1}"
-            function = {"name": block.name or "unknown_tool", "arguments": encode_arguments(block.input)}
-            current.setdefault("toolCalls", []).append(
-                {"id": call_id, "type": "function", "function": function}
-            )
-        elif isinstance(block, ToolResultBlock):
-            out.append(_tool_message(block, _unique(base, used)))
-        elif isinstance(block, ReasoningBlock):
-            text = block.text or "\n".join(block.summary or ())
-            out.append({"id": _unique(base, used), "role": "reasoning", "content": text})
-        elif isinstance(block, DataBlock):
-            content = block.data if isinstance(block.data, dict) else {"value": block.data}
-            activity = block.name or DEFAULT_ACTIVITY
-            out.append(
-                {"id": _unique(base, used), "role": "activity", "activityType": activity, "content": content}
-            )
 
 
 def _tool_message(block: ToolResultBlock, msg_id: str) -> dict[str, Any]:

@@ -27,9 +27,16 @@ calls the model again after running tools; ``STEP_STARTED``/``STEP_FINISHED`` br
 
 The order rules the AG-UI client verifies hold for every input sequence: ``RUN_STARTED`` first;
 nothing after ``RUN_FINISHED``/``RUN_ERROR``; content only for an open message; every message, tool
-call, reasoning span and step closed before the run ends. Text and reasoning message ids are
-prefixed with the run id: an AG-UI client appends a ``TEXT_MESSAGE_START`` to a message it already
-holds with that id, and agents derive ids per turn, not per run.
+call, reasoning span and step closed before the run ends.
+
+Message ids: every message the run adds to the client's list (text, reasoning, a tool result, an
+activity, the assistant message a call opens when no text message holds it) is named from the
+turn's stored message id ``M`` in the order the run opens them: ``M``, ``M-2``, ``M-3``… The
+stored conversation (``conversation``) names the turn's messages the same way, so what a client
+assembled from the stream is what a history read returns, ids included, and ``M`` (a fresh
+``msg-<trace id>`` per turn) keeps them unique in the thread. An agent's own message ids are only
+used to tell its messages apart within the run. Tool call ids are the calls' (scoped to the
+conversation by the runner).
 """
 
 from __future__ import annotations
@@ -72,9 +79,10 @@ RUN_FAILED_TEXT: Final = "The agent run failed."
 class AgUiStreamEncoder:
     """Encodes one run: ``start()``, ``encode(event)`` per event, then ``finish()`` exactly once.
 
-    ``known_tool_call_ids``: calls the client already holds (the history), whose results this run
-    may report without announcing them again (a resumed approval). ``encode`` and ``finish`` start
-    the run themselves if needed; after ``finish`` everything returns ``[]``.
+    ``message_id``: the turn's stored message id, which names the run's messages (module docstring;
+    default ``run_id``). ``known_tool_call_ids``: calls the client already holds (the history), whose
+    results this run may report without announcing them again (a resumed approval). ``encode`` and
+    ``finish`` start the run themselves if needed; after ``finish`` everything returns ``[]``.
     """
 
     def __init__(
@@ -82,12 +90,14 @@ class AgUiStreamEncoder:
         thread_id: str,
         run_id: str,
         *,
+        message_id: str | None = None,
         parent_run_id: str | None = None,
         known_tool_call_ids: Iterable[str] = (),
         trace_id: str | None = None,
     ) -> None:
         self.thread_id = thread_id
         self.run_id = run_id
+        self.message_id = message_id or run_id
         self.parent_run_id = parent_run_id
         self.known_tool_call_ids = set(known_tool_call_ids)
         self.trace_id = trace_id
@@ -99,9 +109,9 @@ class AgUiStreamEncoder:
         self._error: tuple[str, str | None] | None = None
         self._open_text: dict[str, None] = {}
         self._open_reasoning: dict[str, None] = {}
-        self._n_text = 0
-        self._n_data = 0
-        self._n_reasoning = 0
+        self._n_messages = 0
+        self._text_ids: dict[str, str] = {}  # the agent's id of a text message → its AG-UI id
+        self._reasoning_ids: dict[str, str] = {}
         self._step = 0
         self._step_open = False
         self._after_tools = False
@@ -207,8 +217,19 @@ class AgUiStreamEncoder:
         self._open_reasoning.clear()
         return out
 
-    def _text_id(self, event_id: str) -> str:
-        return f"{self.run_id}-{event_id}"
+    def _new_id(self) -> str:
+        """The next message of the run: ``M``, ``M-2``, ``M-3``… (module docstring)."""
+        self._n_messages += 1
+        n = self._n_messages
+        return self.message_id if n == 1 else f"{self.message_id}-{n}"
+
+    def _named(self, names: dict[str, str], event_id: str) -> str:
+        """The AG-UI id of the agent's message ``event_id`` (a new one unless it is still open:
+        an agent may reuse its ids once a message ended, the store keeps a new message then)."""
+        message_id = names.get(event_id)
+        if message_id is None:
+            message_id = names[event_id] = self._new_id()
+        return message_id
 
     def _open_text_message(self, message_id: str) -> list[AgUiEvent]:
         out = self._output()
@@ -232,8 +253,7 @@ class AgUiStreamEncoder:
         return out
 
     def _message(self, event: MessageEvent) -> list[AgUiEvent]:
-        self._n_text += 1
-        message_id = f"{self.run_id}-text-{self._n_text}"
+        message_id = self._new_id()
         out = self._open_text_message(message_id)
         if event.text:
             out.append({"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": event.text})
@@ -242,10 +262,10 @@ class AgUiStreamEncoder:
         return out
 
     def _message_start(self, event: MessageStart) -> list[AgUiEvent]:
-        return self._open_text_message(self._text_id(event.id))
+        return self._open_text_message(self._named(self._text_ids, event.id))
 
     def _message_delta(self, event: MessageDelta) -> list[AgUiEvent]:
-        message_id = self._text_id(event.id)
+        message_id = self._named(self._text_ids, event.id)
         # A delta continues its open message even after tool results; only a new message opens a step.
         out = [] if message_id in self._open_text else self._open_text_message(message_id)
         if event.delta:  # an empty delta says nothing; older clients reject it
@@ -253,15 +273,14 @@ class AgUiStreamEncoder:
         return out
 
     def _message_end(self, event: MessageEnd) -> list[AgUiEvent]:
-        message_id = self._text_id(event.id)
-        if message_id not in self._open_text:
+        message_id = self._text_ids.pop(event.id, None)
+        if message_id is None or message_id not in self._open_text:
             return []
         del self._open_text[message_id]
         return [{"type": "TEXT_MESSAGE_END", "messageId": message_id}]
 
     def _thought(self, event: Thought) -> list[AgUiEvent]:
-        self._n_reasoning += 1
-        message_id = f"{self.run_id}-reasoning-{self._n_reasoning}"
+        message_id = self._new_id()
         out = self._open_reasoning_message(message_id)
         if event.text:
             out.append({"type": "REASONING_MESSAGE_CONTENT", "messageId": message_id, "delta": event.text})
@@ -273,18 +292,18 @@ class AgUiStreamEncoder:
         return out
 
     def _thought_start(self, event: ThoughtStart) -> list[AgUiEvent]:
-        return self._open_reasoning_message(self._text_id(event.id))
+        return self._open_reasoning_message(self._named(self._reasoning_ids, event.id))
 
     def _thought_delta(self, event: ThoughtDelta) -> list[AgUiEvent]:
-        message_id = self._text_id(event.id)
+        message_id = self._named(self._reasoning_ids, event.id)
         out = [] if message_id in self._open_reasoning else self._open_reasoning_message(message_id)
         if event.delta:
             out.append({"type": "REASONING_MESSAGE_CONTENT", "messageId": message_id, "delta": event.delta})
         return out
 
     def _thought_end(self, event: ThoughtEnd) -> list[AgUiEvent]:
-        message_id = self._text_id(event.id)
-        if message_id not in self._open_reasoning:
+        message_id = self._reasoning_ids.pop(event.id, None)
+        if message_id is None or message_id not in self._open_reasoning:
             return []
         del self._open_reasoning[message_id]
         return [
@@ -309,8 +328,12 @@ class AgUiStreamEncoder:
             "toolCallId": call_id,
             "toolCallName": name or UNKNOWN_TOOL,
         }
-        if self._parent_message:
-            start["parentMessageId"] = self._parent_message
+        if self._parent_message is None:
+            # No text message holds the call: the client opens an assistant message under the id
+            # named here (one it does not hold yet), where the stored conversation has it; the
+            # calls after it join it, as they do in the history.
+            self._parent_message = self._new_id()
+        start["parentMessageId"] = self._parent_message
         out += (
             start,
             {"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": encode_arguments(arguments)},
@@ -335,7 +358,7 @@ class AgUiStreamEncoder:
         out.append(
             {
                 "type": "TOOL_CALL_RESULT",
-                "messageId": f"{self.run_id}-result-{call_id}",
+                "messageId": self._new_id(),
                 "toolCallId": call_id,
                 "content": text,
                 "role": "tool",
@@ -368,12 +391,11 @@ class AgUiStreamEncoder:
         if not event.transient:
             # The client keeps it as an activity message, as the stored conversation reads back;
             # a call after it is not the text's before it (see _open_reasoning_message).
-            self._n_data += 1
             self._parent_message = None
             out.append(
                 {
                     "type": "ACTIVITY_SNAPSHOT",
-                    "messageId": f"{self.run_id}-data-{self._n_data}",
+                    "messageId": self._new_id(),
                     "activityType": event.name or "data",
                     "content": event.data if isinstance(event.data, dict) else {"value": event.data},
                 }

@@ -1,7 +1,8 @@
 """The adapter's turn side: a stream encoder for a turn, and a folded turn as a batch answer.
 
-``TurnInfo.session_id`` is the AG-UI thread and ``TurnInfo.message_id`` the run id (the AG-UI door
-passes the client's ``runId``; other doors their answer's message id).
+``TurnInfo.session_id`` is the AG-UI thread, ``TurnInfo.run_id`` the run (the AG-UI door passes
+the client's ``runId``; other doors none: the answer's message id names the run) and
+``TurnInfo.message_id`` the turn's stored message id, which names the run's messages.
 """
 
 from __future__ import annotations
@@ -21,7 +22,11 @@ def stream_encoder(info: TurnInfo) -> AgUiStreamEncoder:
     """The run's encoder; calls in the history are known, so a resumed call's result may be sent."""
     known = [b.id for m in info.history for b in m.content if isinstance(b, ToolCallBlock) and b.id]
     return AgUiStreamEncoder(
-        info.session_id, info.message_id, known_tool_call_ids=known, trace_id=info.trace_id
+        info.session_id,
+        info.run_id or info.message_id,
+        message_id=info.message_id,
+        known_tool_call_ids=known,
+        trace_id=info.trace_id,
     )
 
 

@@ -34,6 +34,7 @@ from turnwire.model import (
 
 
 def run(events: list[Event], stop: str | None = None, *, error: str | None = None, **kw: Any) -> list[dict]:
+    kw.setdefault("message_id", "msg-t")
     enc = AgUiStreamEncoder("thread-1", "run-1", **kw)
     out = enc.start()
     for event in events:
@@ -54,10 +55,10 @@ def test_text_turn_has_the_exact_event_order() -> None:
     assert out == [
         {"type": "RUN_STARTED", "threadId": "thread-1", "runId": "run-1"},
         {"type": "STEP_STARTED", "stepName": "step-1"},
-        {"type": "TEXT_MESSAGE_START", "messageId": "run-1-m", "role": "assistant"},
-        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "run-1-m", "delta": "Hel"},
-        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "run-1-m", "delta": "lo"},
-        {"type": "TEXT_MESSAGE_END", "messageId": "run-1-m"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "msg-t", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "msg-t", "delta": "Hel"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "msg-t", "delta": "lo"},
+        {"type": "TEXT_MESSAGE_END", "messageId": "msg-t"},
         {"type": "STEP_FINISHED", "stepName": "step-1"},
         {
             "type": "RUN_FINISHED",
@@ -115,7 +116,7 @@ def test_weather_turn_has_two_steps_and_a_result() -> None:
 def test_tool_call_names_the_text_message_before_it_as_parent() -> None:
     out = run([MessageEvent("Let me look."), ToolCall("c1", "lookup", {})])
     start = next(e for e in out if e["type"] == "TOOL_CALL_START")
-    assert start["parentMessageId"] == "run-1-text-1"
+    assert start["parentMessageId"] == "msg-t"
     assert next(e for e in out if e["type"] == "TOOL_CALL_ARGS")["delta"] == "{}"
 
 
@@ -190,8 +191,63 @@ def test_structured_output_goes_out_as_json_text() -> None:
 def test_a_call_after_reasoning_or_data_is_not_parented_to_the_text_before() -> None:
     """The client would hold such a call (and its result) ahead of the reasoning or data."""
     for between in (Thought("hmm"), DataEvent("card", {"a": 1})):
-        out = run([MessageEvent(text="hi"), between, ToolCall("c", "f", {})])
-        assert "parentMessageId" not in next(e for e in out if e["type"] == "TOOL_CALL_START")
+        out = run([MessageEvent(text="hi"), between, ToolCall("c", "f", {}), ToolCall("d", "f", {})])
+        # A parent the client does not hold: it opens an assistant message under that id, the
+        # third message of the run (where the stored conversation has it); the next call joins it.
+        starts = [e for e in out if e["type"] == "TOOL_CALL_START"]
+        assert [e["parentMessageId"] for e in starts] == ["msg-t-3", "msg-t-3"]
+
+
+def test_messages_are_named_from_the_stored_message_id_in_the_order_they_open() -> None:
+    out = run(
+        [
+            ThoughtStart("t"),
+            ThoughtDelta("t", "hm"),
+            ThoughtEnd("t"),
+            ToolCall("c1", "f", {}),
+            ToolResult("c1", "r"),
+            MessageStart("m1"),
+            MessageDelta("m1", "a"),
+            MessageEnd("m1"),
+            MessageStart("m1"),  # an agent's id reused after its message ended: a new message
+            MessageEnd("m1"),
+            Thought("again"),
+            DataEvent("card", {"a": 1}),
+        ],
+        message_id="msg-abc",
+    )
+    opened = [
+        e.get("messageId") or e.get("parentMessageId")
+        for e in out
+        if e["type"]
+        in (
+            "TEXT_MESSAGE_START",
+            "REASONING_MESSAGE_START",
+            "TOOL_CALL_START",
+            "TOOL_CALL_RESULT",
+            "ACTIVITY_SNAPSHOT",
+        )
+    ]
+    assert opened == ["msg-abc", *(f"msg-abc-{k}" for k in range(2, 8))]
+    assert out[0]["runId"] == "run-1"
+
+
+def test_a_message_reopened_after_tool_results_keeps_its_id() -> None:
+    """The agent had not ended it: the store keeps one message, the client appends to it."""
+    out = run(
+        [
+            MessageStart("m"),
+            MessageDelta("m", "a"),
+            ToolCall("c", "f", {}),
+            ToolResult("c", "r"),
+            MessageStart("n"),
+            MessageDelta("m", "b"),
+            MessageEnd("m"),
+            MessageEnd("n"),
+        ]
+    )
+    starts = [e["messageId"] for e in out if e["type"] == "TEXT_MESSAGE_START"]
+    assert starts == ["msg-t", "msg-t-3", "msg-t"]
 
 
 def test_data_and_files_are_custom_events() -> None:
