@@ -1,5 +1,6 @@
 """The real AG-UI client (``@ag-ui/client`` 1.0.0 ``HttpAgent``, with its event verifier) against a
-live turnwire server: text and tool calls, approval and user-input interrupts resumed."""
+live turnwire server: text and tool calls, approval and user-input interrupts resumed, and the
+thread read back with ``?format=agui`` equal to what the client holds, ids included."""
 
 from __future__ import annotations
 
@@ -22,4 +23,4 @@ def test_agui_http_agent_runs_and_resumes_on_the_real_client(tmp_path: Path) -> 
     )
     with serve_app(create_app(settings=settings)) as url:
         passed = run_node_tests("agui.test.mjs", {**os.environ, "SERVER_URL": url}, timeout=120)
-    assert passed == 4
+    assert passed == 6

@@ -102,3 +102,45 @@ test('a user-input interrupt is answered through resume', async () => {
   );
   assert.equal(second.seen.text, 'You answered: purple');
 });
+
+async function history(agent) {
+  const r = await fetch(`${SERVER_URL}/tasks/${agent.threadId}/messages?format=agui`);
+  assert.equal(r.status, 200);
+  return (await r.json()).messages;
+}
+
+test('two runs in one thread read back from ?format=agui exactly as the client holds them', async () => {
+  const agent = newAgent();
+  say(agent, 'weather in Oslo');
+  await agent.runAgent({}, recorder().subscriber);
+  say(agent, 'hello there');
+  await agent.runAgent({}, recorder().subscriber);
+  // Ids included: the client's own, the calls', and those the runs named their messages by.
+  assert.deepEqual(await history(agent), agent.messages);
+  const ids = agent.messages.map((m) => m.id);
+  assert.equal(new Set(ids).size, ids.length);
+  const withCall = agent.messages.find((m) => m.toolCalls?.length);
+  assert.equal(agent.messages[agent.messages.indexOf(withCall) + 1].toolCallId, withCall.toolCalls[0].id);
+});
+
+test('after approval and question resumes a second client loads the thread and goes on', async () => {
+  const agent = newAgent();
+  say(agent, 'delete notes.txt');
+  await agent.runAgent({}, recorder().subscriber);
+  let [interrupt] = agent.pendingInterrupts;
+  await agent.runAgent({ resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { approved: true } }] });
+  say(agent, 'ask me');
+  await agent.runAgent({}, recorder().subscriber);
+  [interrupt] = agent.pendingInterrupts;
+  await agent.runAgent({ resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { text: 'blue' } }] });
+  const stored = await history(agent);
+  assert.deepEqual(stored, agent.messages);
+
+  const other = new HttpAgent({ url: SERVER_URL + '/agui', threadId: agent.threadId, initialMessages: stored });
+  say(other, 'weather in Paris');
+  const { seen, subscriber } = recorder();
+  await other.runAgent({}, subscriber);
+  assert.equal(seen.text, 'It is sunny and 21 °C in Paris.');
+  assert.deepEqual(await history(other), other.messages);
+  assert.deepEqual(other.messages.slice(0, stored.length), stored);
+});

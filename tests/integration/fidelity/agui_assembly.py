@@ -12,6 +12,7 @@ Rules read from the client (typescript-sdk/packages/client, ``apply/default``):
   message holding the call and the tool messages already following it (at the end if none).
 - ``REASONING_MESSAGE_START`` / ``CONTENT``: a ``reasoning`` message, like text.
 - ``ACTIVITY_SNAPSHOT`` adds (or replaces) an ``activity`` message; ``CUSTOM`` and steps add none.
+- ``RUN_STARTED`` adds the messages of its ``input`` the client does not hold (by id).
 """
 
 from __future__ import annotations
@@ -35,7 +36,11 @@ def apply_events(messages: list[dict[str, Any]], events: list[dict[str, Any]]) -
     out = [dict(m) for m in messages]
     for event in events:
         kind = event["type"]
-        if kind in ("TEXT_MESSAGE_START", "REASONING_MESSAGE_START"):
+        if kind == "RUN_STARTED":
+            for message in (event.get("input") or {}).get("messages") or ():
+                if _by_id(out, message["id"]) is None:
+                    out.append(dict(message))
+        elif kind in ("TEXT_MESSAGE_START", "REASONING_MESSAGE_START"):
             if _by_id(out, event["messageId"]) is None:
                 role = "reasoning" if kind.startswith("REASONING") else event.get("role", "assistant")
                 out.append({"id": event["messageId"], "role": role, "content": ""})

@@ -135,11 +135,18 @@ def test_approval_and_question_resumes_keep_the_ids(server: str) -> None:
     assert stored(server, thread, "agui") == client  # paused: the call, no result yet
     client = resume(client, {"approved": True})
     client = resume(say(client, "delete x.txt"), {"approved": False})
-    client = resume(say(client, "ask me"), {"text": "blue"})
+    client = say(client, "ask me")
+    (question,) = _pending[thread]
+    client = resume(client, {"text": "blue"})
     history = stored(server, thread, "agui")
     assert _without_error(history) == _without_error(client)
-    # The decisions and the answer are the runs' input, not messages the client holds.
+    # The decisions are no message (the results are); the answer is the user message the run sent
+    # in RUN_STARTED.input.
     assert [m["role"] for m in history].count("tool") == 3
-    assert not any(m["id"].startswith("resume:") for m in history)
+    answers = [m for m in history if m["id"].startswith("resume:")]
+    assert answers == [{"id": f"resume:{question['id']}", "role": "user", "content": "blue"}]
+    assert history[-1]["content"] == "You answered: blue"
+    # A second client loads the thread: the agent sees the answer, so the next message is a new one.
     other = say(history, "weather in Paris")
+    assert other[-1]["content"] == "It is sunny and 21 °C in Paris."
     assert _without_error(stored(server, thread, "agui")) == _without_error(other)

@@ -9,9 +9,10 @@ client assembled from the events (``stream``):
   message a call opens: one number each); a call joins the assistant message before it only if
   the same turn wrote that one;
 - the client's own messages keep their ids;
+- an answer to a question (``resume``) is the user message the run sent in ``RUN_STARTED.input``;
 - what the client never holds is left out: approval decisions (a ``resume`` answer; the client
-  holds the call's result instead), answers to other interrupts (``interrupts.RESUME_ID_PREFIX``),
-  a result of a turn for a call the client does not hold (the stream drops it too);
+  holds the call's result instead), answers that are not text (``interrupts``), a result of a
+  turn for a call the client does not hold (the stream drops it too);
 - the note itself is turnwire's bookkeeping, not the messages' metadata: never rendered.
 """
 
@@ -22,7 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from turnwire.formats import NOTE_KEY, without_note
-from turnwire.formats.agui.interrupts import RESUME_ID_PREFIX
+from turnwire.formats.agui.interrupts import RESUME_ID_PREFIX, is_text_answer
 from turnwire.formats.agui.outbound import Renderer
 from turnwire.model import Message, ToolResultBlock
 
@@ -36,7 +37,7 @@ def render_conversation(messages: Sequence[Message], approvals: Mapping[str, str
         note = (msg.metadata or {}).get(NOTE_KEY) or {}
         turn = note.get("turn")
         if turn is None:
-            if msg.id is not None and msg.id.startswith(RESUME_ID_PREFIX):
+            if msg.id is not None and msg.id.startswith(RESUME_ID_PREFIX) and not is_text_answer(msg):
                 continue
             kept = [b for b in msg.content if not _is_decision(b)]
             answer, source = None, ("message", msg.id)
@@ -45,7 +46,9 @@ def render_conversation(messages: Sequence[Message], approvals: Mapping[str, str
             answer, source = note.get("message_id") or msg.id or f"msg-{turn}", ("turn", turn)
         if msg.content and not kept:
             continue
-        shown = replace(msg, content=kept, metadata=without_note(msg.metadata))
+        # The run's RUN_STARTED.input carried the answer without its metadata (interruptId).
+        metadata = None if is_text_answer(msg) else without_note(msg.metadata)
+        shown = replace(msg, content=kept, metadata=metadata)
         renderer.add(shown, msg.id or f"msg-{n}", answer=answer, source=source)
     return renderer.out
 

@@ -22,7 +22,9 @@ other kinds                   ``reason: "turnwire:<kind>"``     a ``user`` messa
 ============================  ==================================================================
 
 The messages made from ``resume`` are named ``resume:<interruptId>`` (``RESUME_ID_PREFIX``; the
-decisions' message by its first interrupt): the client never holds them as messages, so the
+decisions' message by its first interrupt). An answer given as text is a user message the client
+must hold too, or its next run would leave it out of the conversation: the run sends it in
+``RUN_STARTED.input`` (``resume_answers``). Decisions and other answers are no AG-UI message: the
 stored conversation read back as AG-UI leaves them out (``conversation``).
 
 ``client_tool`` requests are not interrupts: the call goes out as ``TOOL_CALL_*`` and the run
@@ -32,6 +34,7 @@ for every frontend tool.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 from urllib.parse import quote, unquote
 
@@ -194,6 +197,27 @@ def _decision(call_id: str, token: str, status: str, payload: Any, loc: Loc) -> 
     else:
         output["reason"] = "cancelled"
     return ToolResultBlock(call_id, output=output)
+
+
+def resume_answers(history: Sequence[Message]) -> list[Message]:
+    """The answers given as text that end ``history`` (a run's ``resume`` made them): the user
+    messages an AG-UI client holds for them (module docstring)."""
+    answers: list[Message] = []
+    for msg in reversed(history):
+        if not (msg.id or "").startswith(RESUME_ID_PREFIX):
+            break
+        if is_text_answer(msg):
+            answers.append(msg)
+    return answers[::-1]
+
+
+def is_text_answer(msg: Message) -> bool:
+    """A ``resume`` answer an AG-UI client holds as a user message (its text)."""
+    return (
+        (msg.id or "").startswith(RESUME_ID_PREFIX)
+        and msg.role == "user"
+        and all(isinstance(b, TextBlock) for b in msg.content)
+    )
 
 
 def _text_of(payload: Any) -> str:

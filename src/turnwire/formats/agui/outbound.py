@@ -157,7 +157,6 @@ class Renderer:
                 }
                 self._append(message, source)
 
-
     def _place_result(self, message: dict[str, Any], source: Any) -> None:
         """Where a client puts a ``TOOL_CALL_RESULT``: after the assistant message holding the
         call and the tool messages after it (at the end when no message holds the call)."""

@@ -3,7 +3,8 @@
 =========================  ============================================================================
 canonical event            AG-UI events
 =========================  ============================================================================
-(start)                    ``RUN_STARTED``
+(start)                    ``RUN_STARTED`` (``input.messages``: the answers the run took from
+                           ``resume``, which the client adds to its messages)
 message start/delta/end    ``TEXT_MESSAGE_START`` (role assistant) / ``_CONTENT`` / ``_END``
 message (whole)            the three of them
 thought start/delta/end    ``REASONING_START`` + ``REASONING_MESSAGE_START`` / ``_CONTENT`` /
@@ -41,7 +42,7 @@ conversation by the runner).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
 from turnwire.formats._function_calls import encode_arguments, encode_output
@@ -80,9 +81,11 @@ class AgUiStreamEncoder:
     """Encodes one run: ``start()``, ``encode(event)`` per event, then ``finish()`` exactly once.
 
     ``message_id``: the turn's stored message id, which names the run's messages (module docstring;
-    default ``run_id``). ``known_tool_call_ids``: calls the client already holds (the history), whose
-    results this run may report without announcing them again (a resumed approval). ``encode`` and
-    ``finish`` start the run themselves if needed; after ``finish`` everything returns ``[]``.
+    default ``run_id``). ``input_messages``: AG-UI messages the run took beyond the client's own
+    (a question's answer from ``resume``), sent in ``RUN_STARTED.input`` so the client holds them.
+    ``known_tool_call_ids``: calls the client already holds (the history), whose results this run
+    may report without announcing them again (a resumed approval). ``encode`` and ``finish`` start
+    the run themselves if needed; after ``finish`` everything returns ``[]``.
     """
 
     def __init__(
@@ -92,6 +95,7 @@ class AgUiStreamEncoder:
         *,
         message_id: str | None = None,
         parent_run_id: str | None = None,
+        input_messages: Sequence[dict[str, Any]] = (),
         known_tool_call_ids: Iterable[str] = (),
         trace_id: str | None = None,
     ) -> None:
@@ -99,6 +103,7 @@ class AgUiStreamEncoder:
         self.run_id = run_id
         self.message_id = message_id or run_id
         self.parent_run_id = parent_run_id
+        self.input_messages = list(input_messages)
         self.known_tool_call_ids = set(known_tool_call_ids)
         self.trace_id = trace_id
         self.stop_reason: str | None = None
@@ -130,6 +135,13 @@ class AgUiStreamEncoder:
         event: AgUiEvent = {"type": "RUN_STARTED", "threadId": self.thread_id, "runId": self.run_id}
         if self.parent_run_id:
             event["parentRunId"] = self.parent_run_id
+        if self.input_messages:
+            # The client adds the ones it does not hold (by id): the answers made from resume.
+            event["input"] = {
+                "threadId": self.thread_id,
+                "runId": self.run_id,
+                "messages": self.input_messages,
+            }
         return [event]
 
     def encode(self, event: Event) -> list[AgUiEvent]:

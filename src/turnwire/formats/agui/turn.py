@@ -8,10 +8,11 @@ the client's ``runId``; other doors none: the answer's message id names the run)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from turnwire.formats import TurnInfo
-from turnwire.formats.agui.interrupts import interrupt_of
+from turnwire.formats.agui.interrupts import interrupt_of, resume_answers
 from turnwire.formats.agui.outbound import render_messages
 from turnwire.formats.agui.stream import AgUiStreamEncoder
 from turnwire.interactions import tool_call_id_of
@@ -19,12 +20,15 @@ from turnwire.model import InteractionKind, InteractionRequest, ToolCallBlock, T
 
 
 def stream_encoder(info: TurnInfo) -> AgUiStreamEncoder:
-    """The run's encoder; calls in the history are known, so a resumed call's result may be sent."""
+    """The run's encoder; calls in the history are known, so a resumed call's result may be sent;
+    the answers the run took from ``resume`` go to the client in ``RUN_STARTED.input``."""
     known = [b.id for m in info.history for b in m.content if isinstance(b, ToolCallBlock) and b.id]
     return AgUiStreamEncoder(
         info.session_id,
         info.run_id or info.message_id,
         message_id=info.message_id,
+        # As the stored conversation reads them back: the answer, not its interrupt's metadata.
+        input_messages=render_messages([replace(m, metadata=None) for m in resume_answers(info.history)]),
         known_tool_call_ids=known,
         trace_id=info.trace_id,
     )

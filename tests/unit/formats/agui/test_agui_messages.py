@@ -374,3 +374,55 @@ def test_a_stored_conversation_reads_back_without_the_conversation_note() -> Non
         {"id": "u1", "role": "user", "content": "hi"},
         {"id": "a1", "role": "assistant", "content": "yo", "metadata": {"kept": 1}},
     ]
+
+
+def test_a_stored_turn_reads_back_under_the_ids_its_run_named_its_messages_by() -> None:
+    """Each stored content of a turn is one canonical message noted with the turn and its stored
+    message id ``M``: they read back as the run's messages ``M``, ``M-2``…, a result where the
+    client put it, a call in the assistant message of its own turn only; the client's ids kept."""
+    render = get_format("agui").render_conversation
+    assert render is not None
+
+    def turn(role: str, block: Any, message_id: str = "msg-T") -> Message:
+        return Message(
+            role, [block], id=message_id, metadata={"turnwire": {"message_id": message_id, "turn": "T"}}
+        )
+
+    client = {"turnwire": {"message_id": "a0"}}
+    stored = [
+        Message("assistant", [TextBlock("earlier")], id="a0", metadata=client),
+        turn("tool", ToolCallBlock("c1", "f", {})),  # not joined to the client's message
+        turn("assistant", TextBlock("while it runs")),
+        turn("tool", ToolResultBlock("c1", "r")),  # where TOOL_CALL_RESULT puts it
+        turn("tool", ToolResultBlock("nope", "r")),  # for a call the client never held: dropped
+        turn("assistant", ReasoningBlock("hm")),
+        turn("assistant", DataBlock({"a": 1}, "card")),
+    ]
+    assert [(m["id"], m["role"]) for m in render(stored, {})] == [
+        ("a0", "assistant"),
+        ("msg-T", "assistant"),
+        ("msg-T-3", "tool"),
+        ("msg-T-2", "assistant"),
+        ("msg-T-4", "reasoning"),
+        ("msg-T-5", "activity"),
+    ]
+
+
+def test_resume_answers_read_back_as_the_client_holds_them() -> None:
+    """A decision is no AG-UI message (the call's result is); a text answer is the user message
+    the run sent in ``RUN_STARTED.input``; other answers are no message."""
+    render = get_format("agui").render_conversation
+    assert render is not None
+    approval = interrupt_id(InteractionRequest("ap_1", "user_approval", {"toolCallId": "c1"}), "c1")
+    question = interrupt_id(InteractionRequest("input_1", "user_input", {"prompt": "?"}))
+    other = interrupt_id(InteractionRequest("x_1", "pick", {}))
+    answers = parse_resume(
+        [
+            {"interruptId": approval, "status": "resolved", "payload": {"approved": True}},
+            {"interruptId": question, "status": "resolved", "payload": {"text": "blue"}},
+            {"interruptId": other, "status": "resolved", "payload": 1},
+        ]
+    )
+    assert [m.id for m in answers] == [f"resume:{approval}", f"resume:{question}", f"resume:{other}"]
+    stored = [Message("assistant", [ToolCallBlock("c1", "f", {})], id="a1"), *answers]
+    assert render(stored, {})[1:] == [{"id": f"resume:{question}", "role": "user", "content": "blue"}]

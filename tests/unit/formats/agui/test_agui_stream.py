@@ -250,6 +250,13 @@ def test_a_message_reopened_after_tool_results_keeps_its_id() -> None:
     assert starts == ["msg-t", "msg-t-3", "msg-t"]
 
 
+def test_answers_taken_from_resume_go_to_the_client_in_run_started_input() -> None:
+    answer = {"id": "resume:user_input//input_1", "role": "user", "content": "blue"}
+    out = run([MessageEvent("You answered: blue")], input_messages=[answer])
+    assert out[0]["input"] == {"threadId": "thread-1", "runId": "run-1", "messages": [answer]}
+    assert "input" not in run([])[0]
+
+
 def test_data_and_files_are_custom_events() -> None:
     out = run([DataEvent("chart", {"x": 1}), FileEvent("https://x/y.png", "image/png")])
     customs = [e for e in out if e["type"] == "CUSTOM"]
