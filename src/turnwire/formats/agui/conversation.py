@@ -40,7 +40,9 @@ def render_conversation(messages: Sequence[Message], approvals: Mapping[str, str
             if msg.id is not None and msg.id.startswith(RESUME_ID_PREFIX) and not is_text_answer(msg):
                 continue
             kept = [b for b in msg.content if not _is_decision(b)]
-            answer, source = None, ("message", msg.id)
+            # A client's message stored as several contents is one again; contents of id-less
+            # clients (no note) join as they always did.
+            answer, source = None, ("message", note.get("message_id"))
         else:
             kept = [b for b in msg.content if not isinstance(b, ToolResultBlock) or b.id in renderer.calls]
             answer, source = note.get("message_id") or msg.id or f"msg-{turn}", ("turn", turn)

@@ -426,3 +426,19 @@ def test_resume_answers_read_back_as_the_client_holds_them() -> None:
     assert [m.id for m in answers] == [f"resume:{approval}", f"resume:{question}", f"resume:{other}"]
     stored = [Message("assistant", [ToolCallBlock("c1", "f", {})], id="a1"), *answers]
     assert render(stored, {})[1:] == [{"id": f"resume:{question}", "role": "user", "content": "blue"}]
+
+
+def test_an_id_less_clients_answer_stored_as_contents_reads_back_as_one_message() -> None:
+    """Contents without a note (a client that sent no ids) join as the message they were."""
+    render = get_format("agui").render_conversation
+    assert render is not None
+    stored = [
+        Message("assistant", [TextBlock("let me look")], id="r1"),
+        Message("tool", [ToolCallBlock("c1", "f", {})], id="r2"),
+    ]
+    (message,) = render(stored, {})
+    assert (message["id"], message["content"], [c["id"] for c in message["toolCalls"]]) == (
+        "r1",
+        "let me look",
+        ["c1"],
+    )
