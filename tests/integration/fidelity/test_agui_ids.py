@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 from agui_assembly import apply_events
 from fidelity_wire import stored
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_round_trip_agui import agui_run
 
@@ -99,6 +99,28 @@ def _ids(messages: list[dict[str, Any]]) -> list[str]:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(turns=st.lists(_turn, min_size=1, max_size=3), last=_turn)
+# A message reopened in a later step takes no call: the call joins the one made since.
+@example(
+    turns=[
+        [
+            ["start", 0],
+            ["delta", 0, "a"],
+            ["call", 0],
+            ["result", 0, "r"],
+            ["call", 1],
+            ["delta", 0, "b"],
+            ["call", 2],
+        ]
+    ],
+    last=[
+        ["thought", "t"],
+        ["call", 0],
+        ["call", 1],
+        ["data", "card", 1, False],
+        ["call", 2],
+        ["result", 2, "x"],
+    ],
+)
 def test_generated_runs_read_back_with_the_ids_the_client_holds(
     server: str, turns: list[list[Any]], last: list[Any]
 ) -> None:

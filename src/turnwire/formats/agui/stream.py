@@ -117,6 +117,7 @@ class AgUiStreamEncoder:
         self._n_messages = 0
         self._text_ids: dict[str, str] = {}  # the agent's id of a text message → its AG-UI id
         self._reasoning_ids: dict[str, str] = {}
+        self._started_text: set[str] = set()
         self._step = 0
         self._step_open = False
         self._after_tools = False
@@ -248,7 +249,12 @@ class AgUiStreamEncoder:
         if message_id not in self._open_text:
             self._open_text[message_id] = None
             out.append({"type": "TEXT_MESSAGE_START", "messageId": message_id, "role": "assistant"})
-        self._parent_message = message_id
+            if message_id not in self._started_text:
+                # The calls after a new text message are its; one reopened in a later step (the
+                # agent had not ended it) stands earlier in the client's list than the calls
+                # made since, so it takes none (as in the stored conversation).
+                self._started_text.add(message_id)
+                self._parent_message = message_id
         return out
 
     def _open_reasoning_message(self, message_id: str) -> list[AgUiEvent]:
