@@ -142,7 +142,7 @@ class Renderer:
                 if answer is None:
                     self._append(message, source)
                 else:
-                    self._place_result(message, source)
+                    self._place_result(message)
             elif isinstance(block, ReasoningBlock):
                 text = block.text or "\n".join(block.summary or ())
                 self._append({"id": self._name(base, answer), "role": "reasoning", "content": text}, source)
@@ -157,18 +157,15 @@ class Renderer:
                 }
                 self._append(message, source)
 
-    def _place_result(self, message: dict[str, Any], source: Any) -> None:
+    def _place_result(self, message: dict[str, Any]) -> None:
         """Where a client puts a ``TOOL_CALL_RESULT``: after the assistant message holding the
         call and the tool messages after it (at the end when no message holds the call)."""
         out, call_id = self.out, message["toolCallId"]
-        at = next(
-            (
-                i + 1
-                for i, m in enumerate(out)
-                if m["role"] == "assistant" and any(c["id"] == call_id for c in m.get("toolCalls", ()))
-            ),
-            len(out),
-        )
+        at = len(out)
+        for i in range(len(out) - 1, -1, -1):  # the call is usually near the end
+            if out[i]["role"] == "assistant" and any(c["id"] == call_id for c in out[i].get("toolCalls", ())):
+                at = i + 1
+                break
         while at < len(out) and out[at]["role"] == "tool":
             at += 1
         out.insert(at, message)
