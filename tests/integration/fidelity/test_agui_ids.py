@@ -9,6 +9,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+import httpx
 import orjson
 from agui_assembly import apply_events
 from fidelity_wire import stored
@@ -172,3 +173,25 @@ def test_approval_and_question_resumes_keep_the_ids(server: str) -> None:
     other = say(history, "weather in Paris")
     assert other[-1]["content"] == "It is sunny and 21 °C in Paris."
     assert _without_error(stored(server, thread, "agui")) == _without_error(other)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(turns=st.lists(_turn, min_size=1, max_size=3))
+def test_invoke_batch_answers_in_agui_form_are_what_the_history_reads_back(
+    server: str, turns: list[list[Any]]
+) -> None:
+    """``/invoke`` with ``x-ag-messages-format: agui`` and a JSON answer: ``outputs.messages`` are
+    the messages a streaming client would hold after the run, under the history's ids."""
+    session = f"ids-agui-batch-{uuid.uuid4().hex}"
+    expected: list[dict[str, Any]] = []
+    for n, steps in enumerate(turns):
+        user = {"id": f"u-{n}", "role": "user", "content": orjson.dumps(steps).decode()}
+        r = httpx.post(
+            f"{server}/agents/events/invoke",
+            json={"session_id": session, "data": {"inputs": {"messages": [user]}}},
+            headers={"x-ag-messages-format": "agui", "x-ag-history": "stored"},
+            timeout=30,
+        )
+        assert r.status_code == 200, r.text
+        expected += [user, *r.json()["data"]["outputs"]["messages"]]
+    assert _without_error(stored(server, session, "agui")) == _without_error(expected)

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from turnwire.formats import TurnInfo
+from turnwire.formats import TurnInfo, encode_stream
+from turnwire.formats.agui.assembled import assembled
 from turnwire.formats.agui.interrupts import interrupt_of, resume_answers
 from turnwire.formats.agui.outbound import render_messages
 from turnwire.formats.agui.stream import AgUiStreamEncoder
@@ -36,8 +37,14 @@ def stream_encoder(info: TurnInfo) -> AgUiStreamEncoder:
 
 def render_turn(turn: Turn, pending: Sequence[InteractionRequest], info: TurnInfo) -> dict[str, Any]:
     """``{"messages": [AG-UI messages], "stop_reason"?, "interrupts"?, "pendingToolCallIds"?}``:
-    what the stream's ``RUN_FINISHED`` would say, with the turn's messages."""
-    outputs: dict[str, Any] = {"messages": render_messages(turn.messages)}
+    what the stream's ``RUN_FINISHED`` would say, with the messages a client assembles from the
+    run's stream (``info.events``; without them, the folded turn's messages)."""
+    if info.events:
+        # What a streaming client holds after this run (ids included), as the history reads back.
+        messages = assembled(encode_stream(info.events, stream_encoder(info)))
+    else:
+        messages = render_messages(turn.messages)
+    outputs: dict[str, Any] = {"messages": messages}
     if turn.stop_reason is not None:
         outputs["stop_reason"] = turn.stop_reason
     if turn.pending_interaction is not None:
