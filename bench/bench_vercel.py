@@ -15,6 +15,7 @@ import gc
 import platform
 import random
 import time
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -76,6 +77,133 @@ def build_corpus(n: int, seed: int = 11) -> list[dict[str, Any]]:
             parts.append({"type": "data-progress", "id": "p", "data": {"pct": rng.randint(0, 100)}})
         out.append({"id": f"a{i}", "role": "assistant", "parts": parts})
     return out
+
+
+def build_short_corpus(n: int, seed: int = 17) -> list[dict[str, Any]]:
+    """``n`` short UIMessages, ≈ 150 bytes each on average: a few words from the user; from the
+    assistant ``step-start``, a short reasoning, one small tool part and a short text."""
+    rng = random.Random(seed)
+    words = ["ok", "ls", "yes", "run", "the", "tests", "done", "now", "fix", "it"]
+
+    def few() -> str:
+        return " ".join(rng.choice(words) for _ in range(rng.randint(1, 3)))
+
+    out: list[dict[str, Any]] = []
+    for i in range(n):
+        if i % 2 == 0:
+            out.append({"id": f"u{i}", "role": "user", "parts": [{"type": "text", "text": few()}]})
+            continue
+        tool: dict[str, Any] = {"type": "tool-ls", "toolCallId": f"c{i}", "input": {}}
+        if rng.random() < 0.8:
+            tool.update(state="output-available", output=few())
+        else:
+            tool["state"] = "input-available"
+        parts = [
+            {"type": "step-start"},
+            {"type": "reasoning", "text": few(), "state": "done"},
+            tool,
+            {"type": "text", "text": few(), "state": "done"},
+        ]
+        out.append({"id": f"a{i}", "role": "assistant", "parts": parts})
+    return out
+
+
+def build_long_corpus(n: int, seed: int = 19) -> list[dict[str, Any]]:
+    """``n`` long UIMessages (4–80 kB of text each): pasted documents and long answers."""
+    rng = random.Random(seed)
+    words = ["delete", "the", "build", "folder", "then", "rerun", "release", "checks", "on", "ci", "\n", "é"]
+
+    def text() -> str:
+        return " ".join(rng.choice(words) for _ in range(rng.randint(600, 12_000)))
+
+    out: list[dict[str, Any]] = []
+    for i in range(n):
+        if i % 2 == 0:
+            out.append({"id": f"u{i}", "role": "user", "parts": [{"type": "text", "text": text()}]})
+            continue
+        parts = [
+            {"type": "step-start"},
+            {"type": "reasoning", "text": text(), "state": "done"},
+            {"type": "text", "text": text(), "state": "done"},
+        ]
+        out.append({"id": f"a{i}", "role": "assistant", "parts": parts})
+    return out
+
+
+def build_tool_corpus(n: int, seed: int = 23) -> list[dict[str, Any]]:
+    """``n`` UIMessages of an agent loop: assistant messages of 4–12 tool parts (nested inputs and
+    structured outputs, every state, dynamic tools, approvals) between short user turns."""
+    rng = random.Random(seed)
+    names = ["bash", "read_file", "grep", "edit", "web_search"]
+    states = ["output-available"] * 6 + ["input-available", "output-error", "approval-responded", "output-denied"]
+    out: list[dict[str, Any]] = []
+    for i in range(n):
+        if i % 2 == 0:
+            out.append({"id": f"u{i}", "role": "user", "parts": [{"type": "text", "text": "go on"}]})
+            continue
+        parts: list[dict[str, Any]] = [{"type": "step-start"}]
+        for k in range(rng.randint(4, 12)):
+            name, state = rng.choice(names), rng.choice(states)
+            part: dict[str, Any] = {
+                "type": "tool-" + name,
+                "toolCallId": f"call_{i}_{k}",
+                "state": state,
+                "input": {"path": f"src/mod{k}.py", "options": {"limit": k, "recursive": k % 2 == 0}},
+            }
+            if k % 5 == 4:
+                part["type"] = "dynamic-tool"
+                part["toolName"] = name
+            if state == "output-available":
+                part["output"] = {"lines": [f"line {j}" for j in range(rng.randint(1, 6))], "exit": 0}
+            elif state == "output-error":
+                part["errorText"] = "permission denied"
+            elif state in ("approval-responded", "output-denied"):
+                part["approval"] = {"id": f"ap_{i}_{k}", "approved": state == "approval-responded"}
+            parts.append(part)
+            if k % 3 == 2:
+                parts.append({"type": "step-start"})
+        parts.append({"type": "text", "text": "Done.", "state": "done"})
+        out.append({"id": f"a{i}", "role": "assistant", "parts": parts})
+    return out
+
+
+def build_file_corpus(n: int, seed: int = 29) -> list[dict[str, Any]]:
+    """``n`` UIMessages heavy in files: user messages with 1–4 file parts (images and documents by
+    URL, small inline ``data:`` URLs, uploaded attachments by id in ``providerMetadata``)."""
+    rng = random.Random(seed)
+    kinds = [("image/png", "png"), ("image/jpeg", "jpg"), ("application/pdf", "pdf"), ("text/csv", "csv")]
+    inline = "data:image/png;base64," + "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4" * 4
+    out: list[dict[str, Any]] = []
+    for i in range(n):
+        if i % 2 == 1:
+            parts: list[dict[str, Any]] = [{"type": "text", "text": "Here is what the files show.", "state": "done"}]
+            out.append({"id": f"a{i}", "role": "assistant", "parts": parts})
+            continue
+        parts = [{"type": "text", "text": "what is in these?"}]
+        for k in range(rng.randint(1, 4)):
+            mime, ext = rng.choice(kinds)
+            part: dict[str, Any] = {"type": "file", "mediaType": mime, "filename": f"f{i}-{k}.{ext}"}
+            roll = rng.random()
+            if roll < 0.5:
+                part["url"] = f"https://files.example.com/{i}/{k}.{ext}"
+            elif roll < 0.7:
+                part["url"] = inline
+            else:
+                part["url"] = f"https://files.example.com/{i}/{k}.{ext}"
+                part["providerMetadata"] = {"agenta": {"attachmentId": str(uuid.UUID(int=rng.getrandbits(128), version=4))}}
+            parts.append(part)
+        out.append({"id": f"u{i}", "role": "user", "parts": parts})
+    return out
+
+
+CORPORA: dict[str, tuple[Callable[[int], list[dict[str, Any]]], int, str]] = {
+    "mixed": (build_corpus, 20_000, "text, files, reasoning, data parts, tool parts in every state, approvals"),
+    "many short": (build_short_corpus, 40_000, "≈ 150 B per message: step-start, reasoning, one tool, text"),
+    "few long": (build_long_corpus, 160, "4–80 kB texts and reasoning"),
+    "tool-heavy": (build_tool_corpus, 6_000, "4–12 tool parts per assistant message, nested JSON"),
+    "file-heavy": (build_file_corpus, 20_000, "1–4 file parts per user message: URLs, data URLs, attachments"),
+}
+"""Workload 1's corpora: name → (builder, default message count, what it holds)."""
 
 
 def build_turn(n: int, seed: int = 13) -> list[Event]:

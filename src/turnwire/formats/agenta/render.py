@@ -12,7 +12,7 @@ import gc
 from collections.abc import Sequence
 from typing import Any
 
-from turnwire.formats.agenta.parse import PAUSE_GC_FROM
+from turnwire.formats._gc import pause_gc
 from turnwire.model import (
     UNSET,
     AttachmentBlock,
@@ -54,19 +54,25 @@ def _render_attachment(b: AttachmentBlock) -> dict[str, Any]:
 
 def _render_tool_call(b: ToolCallBlock) -> dict[str, Any]:
     out: dict[str, Any] = {"type": "tool_call"}
-    _put(out, "toolCallId", b.id)
-    _put(out, "toolName", b.name)
-    _put(out, "input", b.input)
+    if b.id is not None:
+        out["toolCallId"] = b.id
+    if b.name is not None:
+        out["toolName"] = b.name
+    if b.input is not None:
+        out["input"] = b.input
     return out
 
 
 def _render_tool_result(b: ToolResultBlock) -> dict[str, Any]:
     out: dict[str, Any] = {"type": "tool_result"}
-    _put(out, "toolCallId", b.id)
-    _put(out, "toolName", b.name)
+    if b.id is not None:
+        out["toolCallId"] = b.id
+    if b.name is not None:
+        out["toolName"] = b.name
     if b.output is not UNSET:
         out["output"] = b.output  # an explicit null output is data, so it is sent
-    _put(out, "isError", b.is_error)
+    if b.is_error is not None:
+        out["isError"] = b.is_error
     return out
 
 
@@ -86,15 +92,24 @@ _BLOCK_RENDERERS: dict[type, Any] = {
 
 def render_content(blocks: Sequence[Block]) -> str | list[dict[str, Any]]:
     """Canonical blocks -> Agenta ``content`` by the normalisation rule in the module docstring."""
+    if len(blocks) == 1 and blocks[0].__class__ is TextBlock and blocks[0].text:
+        return blocks[0].text  # the commonest message: what the loop below would return, sooner
     renderers = _BLOCK_RENDERERS
     out = []
     texts = 0
     for b in blocks:
-        render = renderers[b.__class__]
-        if render is not None:
-            out.append(render(b))
-            if b.__class__ is TextBlock:
-                texts += 1
+        cls = b.__class__
+        if cls is TextBlock:
+            out.append({"type": "text", "text": b.text})
+            texts += 1
+        elif cls is ToolCallBlock:
+            out.append(_render_tool_call(b))
+        elif cls is ToolResultBlock:
+            out.append(_render_tool_result(b))
+        else:
+            render = renderers[cls]
+            if render is not None:
+                out.append(render(b))
     if not out:
         return ""
     if len(out) == 1 and texts == 1 and out[0]["text"]:
@@ -106,9 +121,7 @@ def render_messages(msgs: Sequence[Message]) -> list[dict[str, Any]]:
     """Canonical messages -> Agenta messages: block form, camelCase keys, nothing sent as null
     (except ``display_content: null``, which means "hide", and a tool result's explicit null output).
     """
-    paused = len(msgs) >= PAUSE_GC_FROM and gc.isenabled()
-    if paused:
-        gc.disable()  # acyclic output, see PAUSE_GC_FROM
+    paused = pause_gc(len(msgs))
     try:
         out = []
         append = out.append

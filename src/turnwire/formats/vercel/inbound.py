@@ -7,12 +7,16 @@ or part that is not an object, or an approval that is not a real boolean, is an 
 
 from __future__ import annotations
 
+import gc
 import re
+from collections.abc import Callable
 from typing import Any, Final
 
 from turnwire.errors import InputError
+from turnwire.formats._gc import pause_gc
 from turnwire.formats.vercel import tool_states
 from turnwire.model import (
+    UNSET,
     AttachmentBlock,
     Block,
     DataBlock,
@@ -71,7 +75,13 @@ def parse_messages(raw: Any) -> list[Message]:
     """
     if not isinstance(raw, list):
         raise InputError(f"messages must be a list, got {type(raw).__name__}", loc=("messages",))
-    return [_message(item, i) for i, item in enumerate(raw)]
+    paused = pause_gc(len(raw))
+    try:
+        message = _message
+        return [message(item, i) for i, item in enumerate(raw)]
+    finally:
+        if paused:
+            gc.enable()
 
 
 def _message(raw: Any, i: int) -> Message:
@@ -82,9 +92,10 @@ def _message(raw: Any, i: int) -> Message:
         raise InputError("role must be a non-empty string", loc=("messages", i, "role"))
     parts = raw.get("parts")
     content = _content(raw.get("content"), i) if parts is None else _parts(parts, i)
-    msg = Message(role=role, content=content, id=_str(raw.get("id")))
+    msg_id = raw.get("id")
+    msg = Message(role, content, msg_id if isinstance(msg_id, str) and msg_id else None)
     metadata = raw.get("metadata")
-    if isinstance(metadata, dict):
+    if metadata is not None and isinstance(metadata, dict):
         msg.metadata = metadata
         if "display_content" in metadata:
             msg.display_content = metadata["display_content"]
@@ -126,6 +137,7 @@ def _parts(parts: Any, i: int) -> list[Block]:
     if not isinstance(parts, list):
         raise InputError(f"parts must be a list, got {type(parts).__name__}", loc=("messages", i, "parts"))
     blocks: list[Block] = []
+    fast = FAST_PARTS
     for j, part in enumerate(parts):
         if not isinstance(part, dict):
             raise InputError(
@@ -134,8 +146,94 @@ def _parts(parts: Any, i: int) -> list[Block]:
         kind = part.get("type")
         if not isinstance(kind, str):
             raise InputError("part type must be a string", loc=("messages", i, "parts", j, "type"))
+        handle = fast.get(kind)
+        if handle is not None:
+            if handle(part, blocks):
+                continue
+        elif (
+            fast
+            and kind.startswith("tool-")
+            and kind not in _NOT_TOOL_CALLS
+            and _fast_tool(part, kind[5:] or None, blocks)
+        ):
+            continue
         _part(part, kind, blocks, ("messages", i, "parts", j))
     return blocks
+
+
+# ---------------------------------------------------------------- fast path for the common parts
+#
+# Most parts a chat sends back are plain: text, step-start, reasoning, files, and tool parts with a
+# string call id and no approval object. Their handlers below skip the general decision table of
+# ``_part`` (a dozen string tests before the common kinds) and build blocks positionally. A handler
+# returns ``False``, having added nothing, for a shape it does not cover, and ``_part`` decides;
+# every shape that can be an InputError goes that way, so errors are worded in one place.
+# tests/unit/formats/vercel/test_inbound_fast.py checks both paths give the same blocks and errors.
+
+
+def _fast_text(part: dict[str, Any], out: list[Block]) -> bool:
+    text = part.get("text")
+    if isinstance(text, str):
+        out.append(TextBlock(text))
+    return True
+
+
+def _fast_reasoning(part: dict[str, Any], out: list[Block]) -> bool:
+    text = part.get("text")
+    part_id = part.get("id")
+    out.append(
+        ReasoningBlock(
+            text if isinstance(text, str) else "", None, part_id if isinstance(part_id, str) else None
+        )
+    )
+    return True
+
+
+def _fast_file(part: dict[str, Any], out: list[Block]) -> bool:
+    out.append(_file(part))
+    return True
+
+
+def _fast_tool(part: dict[str, Any], suffix: str | None, out: list[Block]) -> bool:
+    """A tool part (``tool-<name>`` or ``dynamic-tool``) whose call id is a non-empty string and
+    which carries no approval object: the call, then at most one result (``result_of_part``'s
+    rules 1, 2 and the denial of rule 3)."""
+    call_id = part.get("toolCallId")
+    if not isinstance(call_id, str) or not call_id or isinstance(part.get("approval"), dict):
+        return False
+    name = part.get("toolName")
+    if not isinstance(name, str) or not name:
+        name = _str(part.get("tool_name")) or suffix
+    state = part.get("state")
+    out.append(ToolCallBlock(call_id, name, part.get("input")))
+    error = part.get("errorText")
+    if error is not None or state == tool_states.OUTPUT_ERROR:
+        output = error if error is not None else part.get("output", UNSET)
+        out.append(ToolResultBlock(call_id, name, output, True))
+    elif "output" in part or state == tool_states.OUTPUT_AVAILABLE:
+        out.append(ToolResultBlock(call_id, name, part.get("output", UNSET), False))
+    elif state == tool_states.OUTPUT_DENIED:
+        out.append(ToolResultBlock(call_id, name, tool_states.decision_output(False, None)))
+    return True
+
+
+FAST_PARTS: Final[dict[str, Callable[[dict[str, Any], list[Block]], bool]]] = {
+    "text": _fast_text,
+    "step-start": lambda part, out: True,
+    "reasoning": _fast_reasoning,
+    "file": _fast_file,
+    "dynamic-tool": lambda part, out: _fast_tool(part, None, out),
+}
+"""Part type → its fast handler; ``tool-<name>`` parts go to ``_fast_tool`` by prefix. Empty, every
+part takes the general table (the reference the tests compare with)."""
+
+_NOT_TOOL_CALLS: Final = frozenset(
+    {*tool_states.MARKER_STATES, "tool-approval-response", "tool-approval-request"}
+)
+"""``tool-`` types that are not a call of a tool named by the suffix."""
+
+
+# ---------------------------------------------------------------- the general decision table
 
 
 def _part(part: dict[str, Any], kind: str, out: list[Block], loc: tuple[str | int, ...]) -> None:
