@@ -127,7 +127,11 @@ def render_messages(msgs: Sequence[Message]) -> list[dict[str, Any]]:
         append = out.append
         content = render_content
         for m in msgs:
-            wire: dict[str, Any] = {"role": m.role, "content": content(m.content)}
+            blocks = m.content
+            if len(blocks) == 1 and blocks[0].__class__ is TextBlock and blocks[0].text:
+                wire: dict[str, Any] = {"role": m.role, "content": blocks[0].text}  # as render_content
+            else:
+                wire = {"role": m.role, "content": content(blocks)}
             if m.id is not None:
                 wire["id"] = m.id
             if m.display_content is not UNSET:

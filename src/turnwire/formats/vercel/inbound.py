@@ -146,6 +146,11 @@ def _parts(parts: Any, i: int) -> list[Block]:
         kind = part.get("type")
         if not isinstance(kind, str):
             raise InputError("part type must be a string", loc=("messages", i, "parts", j, "type"))
+        if kind == "text" and fast:  # the commonest part, inline (as _part)
+            text = part.get("text")
+            if isinstance(text, str):
+                blocks.append(TextBlock(text))
+            continue
         handle = fast.get(kind)
         if handle is not None:
             if handle(part, blocks):
@@ -171,13 +176,6 @@ def _parts(parts: Any, i: int) -> list[Block]:
 # tests/unit/formats/vercel/test_inbound_fast.py checks both paths give the same blocks and errors.
 
 
-def _fast_text(part: dict[str, Any], out: list[Block]) -> bool:
-    text = part.get("text")
-    if isinstance(text, str):
-        out.append(TextBlock(text))
-    return True
-
-
 def _fast_reasoning(part: dict[str, Any], out: list[Block]) -> bool:
     text = part.get("text")
     part_id = part.get("id")
@@ -190,7 +188,31 @@ def _fast_reasoning(part: dict[str, Any], out: list[Block]) -> bool:
 
 
 def _fast_file(part: dict[str, Any], out: list[Block]) -> bool:
-    out.append(_file(part))
+    """``_file`` with every field read once and the block built positionally."""
+    mime = part.get("mediaType")
+    if not isinstance(mime, str) or not mime:
+        mime = _str(part.get("mimeType"))
+    filename = part.get("filename")
+    if not isinstance(filename, str) or not filename:
+        filename = None
+    size = part.get("size")
+    if not isinstance(size, int):
+        size = None
+    meta = part.get("providerMetadata")
+    if meta is not None and isinstance(meta, dict):
+        agenta = meta.get("agenta")
+        attachment_id = agenta.get("attachmentId") if isinstance(agenta, dict) else None
+        if isinstance(attachment_id, str) and _UUID.match(attachment_id):
+            out.append(AttachmentBlock(attachment_id, filename, mime, size))
+            return True
+    url = part.get("url")
+    if not isinstance(url, str) or not url:
+        url = _str(part.get("uri"))
+    data = part.get("data")
+    if not isinstance(data, str) or not data:
+        data = None
+    cls = ImageBlock if mime is not None and mime.startswith("image/") else ResourceBlock
+    out.append(cls(data, url, mime, filename, size))
     return True
 
 
@@ -218,14 +240,14 @@ def _fast_tool(part: dict[str, Any], suffix: str | None, out: list[Block]) -> bo
 
 
 FAST_PARTS: Final[dict[str, Callable[[dict[str, Any], list[Block]], bool]]] = {
-    "text": _fast_text,
     "step-start": lambda part, out: True,
     "reasoning": _fast_reasoning,
     "file": _fast_file,
     "dynamic-tool": lambda part, out: _fast_tool(part, None, out),
 }
-"""Part type → its fast handler; ``tool-<name>`` parts go to ``_fast_tool`` by prefix. Empty, every
-part takes the general table (the reference the tests compare with)."""
+"""Part type → its fast handler; ``text`` is handled inline and ``tool-<name>`` parts go to
+``_fast_tool`` by prefix. Emptied, every part takes the general table: the reference the tests
+compare the fast path with."""
 
 _NOT_TOOL_CALLS: Final = frozenset(
     {*tool_states.MARKER_STATES, "tool-approval-response", "tool-approval-request"}
