@@ -80,7 +80,7 @@ def build_corpus(n: int, seed: int = 11) -> list[dict[str, Any]]:
 
 
 def build_short_corpus(n: int, seed: int = 17) -> list[dict[str, Any]]:
-    """``n`` short UIMessages, ≈ 150 bytes each on average: a few words from the user; from the
+    """``n`` short UIMessages, ≈ 165 bytes each on average: a few words from the user; from the
     assistant ``step-start``, a short reasoning, one small tool part and a short text."""
     rng = random.Random(seed)
     words = ["ok", "ls", "yes", "run", "the", "tests", "done", "now", "fix", "it"]
@@ -135,7 +135,8 @@ def build_tool_corpus(n: int, seed: int = 23) -> list[dict[str, Any]]:
     structured outputs, every state, dynamic tools, approvals) between short user turns."""
     rng = random.Random(seed)
     names = ["bash", "read_file", "grep", "edit", "web_search"]
-    states = ["output-available"] * 6 + ["input-available", "output-error", "approval-responded", "output-denied"]
+    states = ["output-available"] * 6
+    states += ["input-available", "output-error", "approval-responded", "output-denied"]
     out: list[dict[str, Any]] = []
     for i in range(n):
         if i % 2 == 0:
@@ -176,7 +177,8 @@ def build_file_corpus(n: int, seed: int = 29) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for i in range(n):
         if i % 2 == 1:
-            parts: list[dict[str, Any]] = [{"type": "text", "text": "Here is what the files show.", "state": "done"}]
+            answer = {"type": "text", "text": "Here is what the files show.", "state": "done"}
+            parts: list[dict[str, Any]] = [answer]
             out.append({"id": f"a{i}", "role": "assistant", "parts": parts})
             continue
         parts = [{"type": "text", "text": "what is in these?"}]
@@ -190,18 +192,19 @@ def build_file_corpus(n: int, seed: int = 29) -> list[dict[str, Any]]:
                 part["url"] = inline
             else:
                 part["url"] = f"https://files.example.com/{i}/{k}.{ext}"
-                part["providerMetadata"] = {"agenta": {"attachmentId": str(uuid.UUID(int=rng.getrandbits(128), version=4))}}
+                uid = uuid.UUID(int=rng.getrandbits(128), version=4)
+                part["providerMetadata"] = {"agenta": {"attachmentId": str(uid)}}
             parts.append(part)
         out.append({"id": f"u{i}", "role": "user", "parts": parts})
     return out
 
 
 CORPORA: dict[str, tuple[Callable[[int], list[dict[str, Any]]], int, str]] = {
-    "mixed": (build_corpus, 20_000, "text, files, reasoning, data parts, tool parts in every state, approvals"),
-    "many short": (build_short_corpus, 40_000, "≈ 150 B per message: step-start, reasoning, one tool, text"),
+    "mixed": (build_corpus, 20_000, "text, files, reasoning, data, tool parts in every state, approvals"),
+    "many short": (build_short_corpus, 40_000, "≈ 165 B per message: step-start, reasoning, one tool, text"),
     "few long": (build_long_corpus, 160, "4–80 kB texts and reasoning"),
     "tool-heavy": (build_tool_corpus, 6_000, "4–12 tool parts per assistant message, nested JSON"),
-    "file-heavy": (build_file_corpus, 20_000, "1–4 file parts per user message: URLs, data URLs, attachments"),
+    "file-heavy": (build_file_corpus, 20_000, "1–4 file parts per user message: URLs, data URLs, ids"),
 }
 """Workload 1's corpora: name → (builder, default message count, what it holds)."""
 

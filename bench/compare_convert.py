@@ -91,7 +91,8 @@ def main() -> None:
     print(f"{machine()}; CPU time, best of {args.repeat}, round-robin per corpus\n")
     print(
         "| corpus | messages | MB | turnwire ms | Agenta 0.125.1 ms | pydantic-ai ms | floor ms "
-        "| turnwire ÷ floor | Agenta ÷ floor | pydantic-ai ÷ floor | Agenta ÷ turnwire | pydantic-ai ÷ turnwire |"
+        "| turnwire ÷ floor | Agenta ÷ floor | pydantic-ai ÷ floor "
+        "| Agenta ÷ turnwire | pydantic-ai ÷ turnwire |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, _, n, size, t in rows:
