@@ -153,8 +153,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     written = {p.stem: datetime.fromtimestamp(p.stat().st_mtime, UTC) for p in outs}
     text = args.results.read_text()
     kept = splice(text, tables, None).missing
+    # The plots are drawn by the load workload: named only with its table, else their time is a checkout's.
     pngs = [p.stat().st_mtime for p in args.plots.glob("*.png")] if args.plots.is_dir() else []
-    plots = datetime.fromtimestamp(max(pngs), UTC) if pngs else None
+    plots = datetime.fromtimestamp(max(pngs), UTC) if pngs and "load" in tables else None
     line = stamp(datetime.now(UTC), machine(), commit(args.results.resolve().parent), written, kept, plots)
     result = splice(text, tables, line)
     tmp = args.results.with_suffix(".md.tmp")
