@@ -59,6 +59,24 @@ FLUSH_INTERVAL: Final = 0.1
 IN_PROGRESS: Final = "IN_PROGRESS"
 DONE: Final = "DONE"
 _closing: set[asyncio.Task[None]] = set()
+SETTLE_SECONDS: Final = 10.0
+# Per task: the turns of this process that have sent their last chunk (done, error, or ended)
+# but are not stored yet. The client may already be sending its next message.
+_ending: dict[str, set[asyncio.Future[None]]] = {}
+
+
+async def settled(task_id: str, timeout: float = SETTLE_SECONDS) -> bool:
+    """Wait (at most ``timeout``) until this process's turns on ``task_id`` that already sent their
+    last chunk are stored. True if there were any: what was read of the task before is stale.
+
+    A chat client acts on a turn's ``error`` chunk at once (the AI SDK throws there and reads no
+    further) while the agent may still be winding down and the recorder writes beside the
+    stream; the next turn must plan against the store with that turn in it."""
+    pending = _ending.get(task_id)
+    if not pending:
+        return False
+    await asyncio.wait(list(pending), timeout=timeout)
+    return True
 
 
 def apply_delta(content: dict[str, Any], delta: dict[str, Any]) -> None:
@@ -212,6 +230,7 @@ class TurnRecorder:
         self._batch_notes: dict[int, dict[str, Any]] = {}
         self.usage: dict[str, Any] | None = None
         self.stop_reason: str | None = None
+        self._ending: asyncio.Future[None] | None = None
 
     def record(self, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
         """``events``, unchanged and undelayed: the writes described above run beside them.
@@ -272,15 +291,34 @@ class TurnRecorder:
     async def end(self, events: AsyncIterator[Event]) -> None:
         """After the last event, or when the stream is closed early: close ``events`` and store
         the rest. Shielded: a cancelled stream (client gone) must still leave the turn stored."""
+        self._mark_ending()
         closing = asyncio.get_running_loop().create_task(self._finish(events))
         _closing.add(closing)
         closing.add_done_callback(_closing.discard)
         await asyncio.shield(closing)
 
+    def _mark_ending(self) -> None:
+        if self._ending is None and not self.batch:
+            self._ending = asyncio.get_running_loop().create_future()
+            _ending.setdefault(self.task_id, set()).add(self._ending)
+
+    def _ended(self) -> None:
+        ending, self._ending = self._ending, None
+        if ending is None:
+            return
+        ending.set_result(None)
+        pending = _ending.get(self.task_id)
+        if pending is not None:
+            pending.discard(ending)
+            if not pending:
+                del _ending[self.task_id]
+
     def _note_for(self, event: Event) -> dict[str, Any]:
         """The annotation of the content(s) ``event`` starts; also notes usage and stop reason.
         A recorder told neither message nor turn (a library caller's) annotates nothing."""
         cls = event.__class__
+        if cls is Done or cls is ErrorEvent:
+            self._mark_ending()
         if not self._note:
             return self._note
         if cls is ThoughtStart or cls is ThoughtDelta:  # a delta here opened its part itself
@@ -458,6 +496,12 @@ class TurnRecorder:
                     del self._entries[entry.index]
 
     async def _finish(self, events: AsyncIterator[Event]) -> None:
+        try:
+            await self._store_rest(events)
+        finally:
+            self._ended()
+
+    async def _store_rest(self, events: AsyncIterator[Event]) -> None:
         aclose = getattr(events, "aclose", None)
         if aclose is not None:
             try:

@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from starlette.requests import Request
 
-from turnwire.conversations.recording import TurnRecorder
+from turnwire.conversations.recording import TurnRecorder, settled
 from turnwire.conversations.stored import Conversation, conversation_on_task, open_conversation
 from turnwire.errors import InputError
 from turnwire.model import Message
@@ -97,6 +97,9 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
     session_id = request.session_id or uuid.uuid4().hex
     history = request.messages
     conversation = await _open_conversation(app, request, session_id)
+    if conversation is not None and await settled(conversation.task_id):
+        # The session's previous turn had sent its last chunk but was not stored yet.
+        conversation = await _open_conversation(app, request, session_id)
     if conversation is not None:
         history = conversation.history
     # Tokens and warm agents are the tenant's: one tenant's session "chat" is not another's.
