@@ -41,35 +41,36 @@ async def _turn(messages: int, deltas: int) -> AsyncIterator[Event]:
 
 
 class Writes:
-    """Committed transactions and message statements seen on the store's writer engine (on
-    PostgreSQL it is the reader too: reads roll back, so only commits count), and on SQLite the
-    statements the store hands straight to the driver's connection (its hot path skips
-    SQLAlchemy). One ``executemany`` is one statement."""
+    """Committed transactions and message statements of the store's writes. PostgreSQL: seen on the
+    SQLAlchemy writer engine (it is the reader too: reads roll back, so only commits count).
+    SQLite: traced on the writer thread's connection, which runs every write of the recorder; its
+    trace shows an ``executemany`` row by row, so a run of the same statement on the same table is
+    one statement."""
 
     def __init__(self, store: SqlStore) -> None:
         self.transactions = 0
         self.statements: list[str] = []
+        self._last = ""
+        if store.dialect == "sqlite":
+            assert store.db.threads is not None and store.db.threads.writer_conn is not None
+            store.db.threads.writer_conn.set_trace_callback(self._traced)
+            return
         engine = store.db.writer.sync_engine
         event.listen(engine, "commit", self._commit)
         event.listen(engine, "before_cursor_execute", self._statement)
 
     @classmethod
     async def on(cls, store: SqlStore) -> Writes:
-        writes = cls(store)
-        if store.dialect == "sqlite":
-            # The writer pool holds one connection: every write goes through this driver object.
-            async with store.db.writer.connect() as conn:
-                raw = (await conn.get_raw_connection()).driver_connection
-            for name in ("execute", "executemany", "execute_fetchall"):
-                setattr(raw, name, writes._counting(getattr(raw, name)))
-        return writes
+        return cls(store)
 
-    def _counting(self, method: Any) -> Any:
-        def call(sql: str, *args: Any, **kwargs: Any) -> Any:
+    def _traced(self, sql: str) -> None:
+        words = sql.split()
+        if words[0].upper() == "COMMIT":
+            self.transactions += 1
+        kind = " ".join(words[:3]).upper()
+        if kind != self._last:
             self._statement(None, None, sql)
-            return method(sql, *args, **kwargs)
-
-        return call
+        self._last = kind
 
     def _commit(self, conn: Any) -> None:
         self.transactions += 1
@@ -214,9 +215,7 @@ async def test_a_turn_sorts_after_earlier_messages_stamped_ahead_of_the_clock(st
 async def _writes_blocked(store: SqlStore, task_id: str) -> AsyncIterator[None]:
     """Every write of the recorder on ``task_id`` waits until the block ends."""
     if store.dialect == "sqlite":
-        lock = store.db._write_lock
-        assert lock is not None
-        async with lock:  # SQLite has one writer: hold its turn
+        async with store.db.write():  # SQLite has one writer: hold its turn
             yield
         return
     # PostgreSQL: a write that creates messages locks the task row first; hold that lock.

@@ -1,19 +1,28 @@
 """Database URLs, engines and transactions for SQLite (default) and PostgreSQL.
 
-SQLite: WAL, one writer at a time (an in-process lock plus ``BEGIN IMMEDIATE`` across processes),
-readers never blocked. PostgreSQL: asyncpg; writers on one task serialise on its row lock.
+SQLite: WAL, one writer at a time (``BEGIN IMMEDIATE`` across processes). The hot statements run on
+threads of their own (``sqlite_threads``: a writer thread with group commit, reader threads);
+everything else goes through SQLAlchemy, whose writes pause the writer thread meanwhile.
+PostgreSQL: asyncpg; writers on one task serialise on its row lock.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Sequence
-from typing import Any
+import os
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
 
 import sqlalchemy.util
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+from turnwire.store.sqlite_threads import SqliteThreads
+
+R = TypeVar("R")
 
 # Runs a coroutine from SQLAlchemy's sync layer (its greenlet); named ``await_`` since 2.1.
 _await = getattr(sqlalchemy.util, "await_", None) or sqlalchemy.util.await_only
@@ -55,25 +64,6 @@ def _sqlite_engine(url: str, *, begin: str | None, **kw: Any) -> AsyncEngine:
     return engine
 
 
-async def sqlite_rows(conn: AsyncConnection, sql: str, params: Sequence[Any]) -> list[Any]:
-    """The rows of one statement run on the SQLite driver's own connection, inside ``conn``'s
-    transaction if it has one (a write's, begun by its ``BEGIN`` listener).
-
-    One round trip to the driver's thread (SQLAlchemy's cursor takes four: open, execute, fetch,
-    close) and no per-parameter or per-row processing. SQLite only: on PostgreSQL the asyncpg
-    transaction would not be open yet.
-    """
-    raw = (await conn.get_raw_connection()).driver_connection
-    return list(await raw.execute_fetchall(sql, params))
-
-
-async def sqlite_many(conn: AsyncConnection, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-    """``executemany`` of ``rows`` on the SQLite driver's own connection, in ``conn``'s transaction:
-    one round trip to the driver's thread. SQLite only, like ``sqlite_rows``."""
-    raw = (await conn.get_raw_connection()).driver_connection
-    await raw.executemany(sql, rows)
-
-
 class Database:
     """The engines of one store and its read / write transactions."""
 
@@ -81,13 +71,20 @@ class Database:
         self.url = async_url(url)
         self.dialect = "postgresql" if self.url.startswith("postgresql") else "sqlite"
         self._write_lock = asyncio.Lock() if self.dialect == "sqlite" else None
-        if self.dialect == "sqlite" and ":memory:" in self.url:
-            # One in-memory database lives on one connection: readers and the writer share it.
-            self.reader = self.writer = _sqlite_engine(self.url, begin="BEGIN IMMEDIATE")
-        elif self.dialect == "sqlite":
-            # Every read is one SELECT, atomic on its own under WAL: an explicit BEGIN would only
-            # add a round trip to the driver's thread (about a third of a read's cost). With no
-            # transaction ever open on a reader, there is nothing to roll back when it is returned.
+        self._scratch: str | None = None
+        self.threads: SqliteThreads | None = None
+        if self.dialect == "sqlite":
+            path, uri = _sqlite_path(self.url)
+            if path in ("", ":memory:"):
+                # The writer and reader threads each need a connection to the same database: an
+                # in-memory one lives in a file of a private directory, removed on ``dispose``.
+                self._scratch = tempfile.mkdtemp(prefix="turnwire-")
+                path, uri = os.path.join(self._scratch, "memory.db"), False
+                self.url = f"sqlite+aiosqlite:///{path}"
+            # The hot path: each transaction one call on the writer thread, reads on reader threads.
+            self.threads = SqliteThreads(path, uri=uri, readers=min(pool_size, 2))
+            # Every other statement goes through SQLAlchemy. Every read is one SELECT, atomic on its
+            # own under WAL: no BEGIN, and nothing to roll back when a connection is returned.
             self.reader = _sqlite_engine(self.url, begin=None, pool_size=pool_size, pool_reset_on_return=None)
             self.writer = _sqlite_engine(self.url, begin="BEGIN IMMEDIATE", pool_size=1, max_overflow=0)
         else:
@@ -102,22 +99,47 @@ class Database:
 
     @contextlib.asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncConnection]:
-        """One transaction: committed when the block ends, rolled back entirely if it raises."""
+        """One transaction through SQLAlchemy: committed when the block ends, rolled back entirely
+        if it raises. On SQLite the writer thread waits between its own transactions meanwhile."""
         if self._write_lock is None:
             async with self.writer.begin() as conn:
                 yield conn
             return
-        async with self._write_lock, self.writer.begin() as conn:
-            yield conn
+        assert self.threads is not None
+        async with self._write_lock:
+            pause = await self.threads.pause()
+            try:
+                async with self.writer.begin() as conn:
+                    yield conn
+            finally:
+                pause.resume.set()
 
-    async def sqlite_statement(self, sql: str, params: Sequence[Any]) -> list[Any]:
-        """One SQLite write statement on its own, atomic without ``BEGIN``/``COMMIT`` (two round
-        trips fewer than ``write()``), in turn with every other writer; its rows."""
-        assert self._write_lock is not None, "SQLite only"
-        async with self._write_lock, self.writer.connect() as conn:
-            return await sqlite_rows(conn, sql, params)
+    def sqlite_write(self, fn: Callable[..., R], *args: Any) -> Awaitable[R]:
+        """SQLite: ``fn(conn, *args)`` as one write transaction on the writer thread (grouped with
+        whatever else is queued, each in its own savepoint); its result or exception."""
+        assert self.threads is not None, "SQLite only"
+        return self.threads.write(fn, *args)
+
+    def sqlite_read(self, fn: Callable[..., R], *args: Any) -> Awaitable[R]:
+        """SQLite: ``fn(conn, *args)`` on a reader thread's connection, without a transaction."""
+        assert self.threads is not None, "SQLite only"
+        return self.threads.read(fn, *args)
 
     async def dispose(self) -> None:
+        if self.threads is not None:
+            await self.threads.close()
         await self.reader.dispose()
         if self.writer is not self.reader:
             await self.writer.dispose()
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+
+
+def _sqlite_path(url: str) -> tuple[str, bool]:
+    """The file of a ``sqlite+aiosqlite:///…`` URL, and whether it is a ``file:`` URI."""
+    path = url.split("://", 1)[1][1:]
+    path, _, query = path.partition("?")
+    if path.startswith("file:") or "uri=true" in query:
+        return (path if not query else f"{path}?{query}"), True
+    return path, False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,7 +17,7 @@ from turnwire.model import Message
 from turnwire.store.base import Idempotency, Page
 from turnwire.store.clock import MS, new_ids, now_us, to_iso
 from turnwire.store.cursor import Position, decode_cursor, encode_cursor
-from turnwire.store.engine import Database, sqlite_rows
+from turnwire.store.engine import Database
 from turnwire.store.errors import ConflictError, NotFoundError
 from turnwire.store.filters import MessageFilter, filters_clause
 from turnwire.store.schema import messages, tasks
@@ -55,6 +56,96 @@ def _update_sql(dialect: str, n: int) -> str:
     )
 
 
+def _refusal(task_id: str, missed: list[str], owners: Mapping[str, str]) -> Exception:
+    """Why a batch update missed ``missed``: the first that does not exist, else those of another task."""
+    for mid in missed:
+        if mid not in owners:
+            return NotFoundError(mid)
+    return ConflictError(
+        f"Messages {', '.join(missed)} do not belong to task '{task_id}'; nothing was updated",
+        {"message_ids": missed},
+    )
+
+
+# base = max(now, last + 1 ms) (the first form) or the caller's (the second); the task's last stamp
+# becomes base + span. Parameters: count, then MS, now, span / created_at + span, then the task id.
+_ALLOCATE_SQLITE = (
+    "UPDATE tasks SET next_seq = next_seq + ?, last_created_at = max(last_created_at + ?, ?) + ? "
+    "WHERE id = ? AND status != 'DELETED' RETURNING next_seq, last_created_at",
+    "UPDATE tasks SET next_seq = next_seq + ?, last_created_at = max(last_created_at, ?) "
+    "WHERE id = ? AND status != 'DELETED' RETURNING next_seq, last_created_at",
+)
+
+
+def _create_sqlite(
+    conn: sqlite3.Connection,
+    task_id: str,
+    contents: Sequence[dict[str, Any]],
+    texts: list[str],
+    created_at: int | None,
+    streaming_status: str | None,
+    writer: str | None,
+) -> list[dict[str, Any]]:
+    """``create_messages`` as one transaction of the SQLite writer thread (``texts``: the contents
+    as JSON)."""
+    n = len(texts)
+    span = (n - 1) * MS
+    if created_at is None:
+        found = conn.execute(_ALLOCATE_SQLITE[0], (n, MS, now_us(), span, task_id)).fetchall()
+    else:
+        found = conn.execute(_ALLOCATE_SQLITE[1], (n, created_at + span, task_id)).fetchall()
+    if not found:
+        raise NotFoundError(task_id)
+    seq = found[0][0] - n
+    base = created_at if created_at is not None else found[0][1] - span
+    ids = new_ids(n)
+    rows = [
+        (mid, task_id, seq + i, text, streaming_status, base + i * MS, base + i * MS, writer)
+        for i, (mid, text) in enumerate(zip(ids, texts, strict=True))
+    ]
+    conn.executemany(INSERT_SQL["sqlite"], rows)
+    out = []
+    for mid, content, row in zip(ids, contents, rows, strict=True):
+        iso = to_iso(row[5])
+        out.append(
+            {
+                "id": mid,
+                "task_id": task_id,
+                "content": content,
+                "streaming_status": streaming_status,
+                "created_at": iso,
+                "updated_at": iso,
+            }
+        )
+    return out
+
+
+def _update_sqlite(
+    conn: sqlite3.Connection, task_id: str, ids: list[str], texts: list[str]
+) -> dict[str, Any]:
+    """``update_messages``' writes as one transaction of the SQLite writer thread: by id, the row
+    (id, status, created, updated) of each message updated; raises (so nothing is kept) if any
+    id is missing or another task's."""
+    found: dict[str, Any] = {}
+    for start in range(0, len(ids), _UPDATE_CHUNK):
+        chunk = ids[start : start + _UPDATE_CHUNK]
+        params: list[Any] = [now_us()]
+        for mid, text in zip(chunk, texts[start : start + _UPDATE_CHUNK], strict=True):
+            params += (mid, text)
+        params.append(task_id)
+        for row in conn.execute(_update_sql("sqlite", len(chunk)), params).fetchall():
+            found[row[0]] = row
+    if len(found) != len(ids):
+        missed = [mid for mid in ids if mid not in found]
+        owners: dict[str, str] = {}
+        for start in range(0, len(missed), _UPDATE_CHUNK):
+            chunk = missed[start : start + _UPDATE_CHUNK]
+            marks = ", ".join("?" * len(chunk))
+            owners.update(conn.execute(f"SELECT id, task_id FROM messages WHERE id IN ({marks})", chunk))
+        raise _refusal(task_id, missed, owners)
+    return found
+
+
 _SELECT = sa.select(M.id, M.task_id, M.content, M.streaming_status, M.created_at, M.updated_at, M.seq)
 
 
@@ -74,6 +165,9 @@ class MessageQueries:
     writer_id: str | None
 
     async def _idempotent(self, scope: str, idem: Idempotency | None, work: Any) -> Any:
+        raise NotImplementedError  # provided by SqlStore
+
+    async def _idempotent_sqlite(self, scope: str, idem: Idempotency, fn: Any, *args: Any) -> Any:
         raise NotImplementedError  # provided by SqlStore
 
     async def _allocate(
@@ -117,6 +211,12 @@ class MessageQueries:
             return []
 
         writer = self.writer_id if owned else None
+        if self.db.dialect == "sqlite":
+            texts = [_dumps(c).decode() for c in contents]
+            args = (task_id, contents, texts, created_at, streaming_status, writer)
+            if idempotency is None:
+                return await self.db.sqlite_write(_create_sqlite, *args)
+            return await self._idempotent_sqlite("messages", idempotency, _create_sqlite, *args)
 
         async def work(conn: AsyncConnection) -> list[dict[str, Any]]:
             n = len(contents)
@@ -138,7 +238,7 @@ class MessageQueries:
                         "updated_at": iso,
                     }
                 )
-            await conn.exec_driver_sql(INSERT_SQL[self.db.dialect], rows)
+            await conn.exec_driver_sql(INSERT_SQL["postgresql"], rows)
             return out
 
         return await self._idempotent("messages", idempotency, work)
@@ -204,23 +304,23 @@ class MessageQueries:
             return []
         dialect = self.db.dialect
         found: dict[str, Any] = {}
-        async with self.db.write() as conn:
-            # Apply first, in one statement per chunk; a row count short of the batch means some id
-            # is missing or another task's: raising rolls everything back, then says which.
-            for start in range(0, len(ids), _UPDATE_CHUNK):
-                chunk = ids[start : start + _UPDATE_CHUNK]
-                params: list[Any] = [now_us()]
-                for mid in chunk:
-                    params += (mid, _dumps(updates[mid]).decode())
-                params.append(task_id)
-                sql = _update_sql(dialect, len(chunk))
-                if dialect == "sqlite":
-                    result: Any = await sqlite_rows(conn, sql, params)
-                else:
-                    result = await conn.exec_driver_sql(sql, tuple(params))
-                found.update((r[0], r) for r in result)
-            if len(found) != len(ids):
-                await self._refuse_update(conn, task_id, [mid for mid in ids if mid not in found])
+        if dialect == "sqlite":
+            texts = [_dumps(updates[mid]).decode() for mid in ids]
+            found = await self.db.sqlite_write(_update_sqlite, task_id, ids, texts)
+        else:
+            async with self.db.write() as conn:
+                # Apply first, in one statement per chunk; a row count short of the batch means some id
+                # is missing or another task's: raising rolls everything back, then says which.
+                for start in range(0, len(ids), _UPDATE_CHUNK):
+                    chunk = ids[start : start + _UPDATE_CHUNK]
+                    params: list[Any] = [now_us()]
+                    for mid in chunk:
+                        params += (mid, _dumps(updates[mid]).decode())
+                    params.append(task_id)
+                    result = await conn.exec_driver_sql(_update_sql(dialect, len(chunk)), tuple(params))
+                    found.update((r[0], r) for r in result)
+                if len(found) != len(ids):
+                    await self._refuse_update(conn, task_id, [mid for mid in ids if mid not in found])
         return [
             {
                 "id": mid,
@@ -237,13 +337,7 @@ class MessageQueries:
         """Raise for ids the batch update did not reach: ``NotFoundError`` for the first that does
         not exist, else ``ConflictError`` naming those of another task."""
         owners = dict(list(await conn.execute(sa.select(M.id, M.task_id).where(M.id.in_(missed)))))
-        for mid in missed:
-            if mid not in owners:
-                raise NotFoundError(mid)
-        raise ConflictError(
-            f"Messages {', '.join(missed)} do not belong to task '{task_id}'; nothing was updated",
-            {"message_ids": missed},
-        )
+        raise _refusal(task_id, missed, owners)
 
     async def update_contents(self, task_id: str, updates: Mapping[str, dict[str, Any]]) -> None:
         ids = list(updates)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import orjson
 import sqlalchemy as sa
@@ -74,17 +75,43 @@ class SqlStore(TaskQueries, MessageQueries, FlushQueries, DecisionQueries):
                     .values(response=orjson.dumps(result).decode())
                 )
                 return result
-        except IntegrityError:
-            async with self.db.read() as conn:
-                row = (
-                    await conn.execute(
-                        sa.select(K.fingerprint, K.response).where(K.scope == scope, K.key == idem.key)
-                    )
-                ).first()
-            if row is None:
-                raise
-            if row[0] != idem.fingerprint:
-                raise IdempotencyMismatchError(idem.key) from None
-            if row[1] is None:
-                raise ConflictError("the first request with this Idempotency-Key is still running") from None
-            return orjson.loads(row[1])
+        except IntegrityError as exc:
+            return await self._repeat(scope, idem, exc)
+
+    async def _idempotent_sqlite(self, scope: str, idem: Idempotency, fn: Callable[..., R], *args: Any) -> R:
+        """``_idempotent`` of a SQLite writer-thread function ``fn(conn, *args)``: key, work and
+        response in one transaction of the writer thread."""
+        try:
+            return await self.db.sqlite_write(_keyed, scope, idem, fn, *args)
+        except sqlite3.IntegrityError as exc:
+            return await self._repeat(scope, idem, exc)
+
+    async def _repeat(self, scope: str, idem: Idempotency, exc: Exception) -> Any:
+        """The first answer to a request whose key was already claimed (re-raising if it was not)."""
+        async with self.db.read() as conn:
+            row = (
+                await conn.execute(
+                    sa.select(K.fingerprint, K.response).where(K.scope == scope, K.key == idem.key)
+                )
+            ).first()
+        if row is None:
+            raise exc
+        if row[0] != idem.fingerprint:
+            raise IdempotencyMismatchError(idem.key) from None
+        if row[1] is None:
+            raise ConflictError("the first request with this Idempotency-Key is still running") from None
+        return orjson.loads(row[1])
+
+
+def _keyed(conn: sqlite3.Connection, scope: str, idem: Idempotency, fn: Callable[..., R], *args: Any) -> R:
+    """On the SQLite writer thread: claim the key, do the work, keep its answer for repeats."""
+    conn.execute(
+        "INSERT INTO idempotency_keys (scope, key, fingerprint, created_at) VALUES (?, ?, ?, ?)",
+        (scope, idem.key, idem.fingerprint, now_us()),
+    )
+    result = fn(conn, *args)
+    conn.execute(
+        "UPDATE idempotency_keys SET response = ? WHERE scope = ? AND key = ?",
+        (orjson.dumps(result).decode(), scope, idem.key),
+    )
+    return result

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from turnwire.errors import InputError
 from turnwire.store.base import TASK_STATUSES, Idempotency, SessionTask
 from turnwire.store.clock import now_us, to_iso
-from turnwire.store.engine import Database, sqlite_rows
+from turnwire.store.engine import Database
 from turnwire.store.errors import ConflictError, NotFoundError
 from turnwire.store.filters import jsonb_of
 from turnwire.store.schema import tasks
@@ -24,7 +24,7 @@ T = tasks.c
 _SELECT = sa.select(
     T.id, T.name, T.status, T.status_reason, T.params, T.task_metadata, T.created_at, T.updated_at
 )
-# Every turn's statements on SQLite, as text run in one round trip (``engine.sqlite_rows``).
+# Every turn's statements on SQLite, as text run on the store's SQLite threads (``sqlite_threads``).
 # A task's columns, then its message clock (``last_created_at``).
 _SESSION_SELECT = _SELECT.add_columns(T.last_created_at)
 _SESSION_SQLITE = (
@@ -70,6 +70,16 @@ def _pick_session(rows: Any, session_id: str) -> Any:
     if by_name[2] == "DELETED":
         raise ConflictError(f"Task name '{session_id}' belongs to a deleted task")
     return by_name
+
+
+def _fetch(conn: sqlite3.Connection, sql: str, params: Any) -> list[Any]:
+    """On a SQLite thread: the rows of one statement."""
+    return conn.execute(sql, params).fetchall()
+
+
+def _run(conn: sqlite3.Connection, sql: str, params: Any) -> None:
+    """On the SQLite writer thread: one statement."""
+    conn.execute(sql, params)
 
 
 def _dump(value: Any) -> str | None:
@@ -150,7 +160,7 @@ class TaskQueries:
         task_id = str(uuid.uuid4())
         try:
             if self.db.dialect == "sqlite":
-                await self.db.sqlite_statement(_CREATE_SQLITE, (task_id, session_id, now, now, tenant))
+                await self.db.sqlite_write(_run, _CREATE_SQLITE, (task_id, session_id, now, now, tenant))
             else:
                 async with self.db.write() as conn:
                     await conn.execute(
@@ -172,14 +182,12 @@ class TaskQueries:
         return SessionTask(_task((task_id, session_id, "RUNNING", None, None, None, now, now)), True, 0)
 
     async def _session_row(self, session_id: str, tenant: str) -> Any:
+        if self.db.dialect == "sqlite":
+            rows = await self.db.sqlite_read(_fetch, _SESSION_SQLITE, (session_id, session_id, tenant))
+            return _pick_session(rows, session_id)
+        query = _SESSION_SELECT.where(sa.or_(T.id == session_id, T.name == session_id), T.tenant == tenant)
         async with self.db.read() as conn:
-            if self.db.dialect == "sqlite":
-                rows = await sqlite_rows(conn, _SESSION_SQLITE, (session_id, session_id, tenant))
-            else:
-                query = _SESSION_SELECT.where(
-                    sa.or_(T.id == session_id, T.name == session_id), T.tenant == tenant
-                )
-                rows = list(await conn.execute(query))
+            rows = list(await conn.execute(query))
         return _pick_session(rows, session_id)
 
     async def get_task(self, task_id: str, *, tenant: str | None = None) -> dict[str, Any]:

@@ -1,0 +1,226 @@
+"""SQLite on threads of its own: one writer thread with group commit, a few reader threads.
+
+Each write transaction is one function ``fn(conn, *args)`` handed to the writer thread in one hop
+(a queue put; the answer comes back with one ``call_soon_threadsafe`` per batch). The thread owns
+its ``sqlite3`` connection: no pool checkout, no greenlet, no per-statement round trip.
+
+**Group commit.** Transactions queued while one runs are applied together in one
+``BEGIN IMMEDIATE`` … ``COMMIT``, each inside its own ``SAVEPOINT``: a unit that raises is rolled
+back alone and gets its exception, the others commit. If the batch as a whole fails (its
+``COMMIT``, or an error that ends the transaction), every unit of it is run again alone, so one
+unit's failure never takes the others with it. Nothing is acknowledged before its ``COMMIT``.
+
+**Readers** run ``fn(conn, *args)`` on their own connections, without ``BEGIN``: under WAL each
+statement sees a committed snapshot and never waits for the writer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import queue
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, Final, TypeVar
+
+R = TypeVar("R")
+
+PRAGMAS: Final = ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON", "busy_timeout=30000")
+MAX_GROUP: Final = 256
+"""Units applied in one transaction at most: bounds how long a batch holds the write lock."""
+
+_Unit = tuple[Callable[..., Any], Sequence[Any], asyncio.Future[Any], asyncio.AbstractEventLoop]
+_Outcome = tuple[asyncio.Future[Any], Any, BaseException | None]
+
+
+def connect(path: str, *, uri: bool = False) -> sqlite3.Connection:
+    """A connection in autocommit mode (``BEGIN`` is ours to issue) with the store's pragmas."""
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, uri=uri, cached_statements=64)
+    for pragma in PRAGMAS:
+        conn.execute(f"PRAGMA {pragma}")
+    return conn
+
+
+def _settle(outcomes: list[_Outcome]) -> None:
+    """On the event loop: hand each unit its result or exception (unless its caller gave up)."""
+    for fut, result, exc in outcomes:
+        if fut.cancelled():
+            continue
+        if exc is None:
+            fut.set_result(result)
+        else:
+            fut.set_exception(exc)
+
+
+def _deliver(outcomes: list[_Outcome]) -> None:
+    """From a thread: one wake-up per event loop for a whole batch."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[_Outcome]] = {}
+    for outcome in outcomes:
+        by_loop.setdefault(outcome[0].get_loop(), []).append(outcome)
+    for loop, items in by_loop.items():
+        with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits any more
+            loop.call_soon_threadsafe(_settle, items)
+
+
+class _Pause:
+    """A marker in the writer's queue: stop between transactions until ``resume`` is set."""
+
+    def __init__(self, fut: asyncio.Future[None]) -> None:
+        self.fut = fut
+        self.resume = threading.Event()
+
+
+class SqliteThreads:
+    """The writer thread and reader threads of one SQLite database file."""
+
+    def __init__(self, path: str, *, uri: bool = False, readers: int = 2) -> None:
+        self.path, self.uri, self.readers = path, uri, readers
+        self._writes: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._reads: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._threads: list[threading.Thread] = []
+        self._started = False
+        self.writer_conn: sqlite3.Connection | None = None
+
+    def _start(self) -> None:
+        # Connections open here, in the caller, so a bad path fails the first call that uses it.
+        self.writer_conn = writer = connect(self.path, uri=self.uri)
+        readers = [connect(self.path, uri=self.uri) for _ in range(self.readers)]
+        self._threads = [threading.Thread(target=self._write_loop, args=(writer,), daemon=True)]
+        self._threads += [threading.Thread(target=self._read_loop, args=(c,), daemon=True) for c in readers]
+        for i, thread in enumerate(self._threads):
+            thread.name = f"turnwire-sqlite-{'writer' if i == 0 else f'reader-{i}'}"
+            thread.start()
+        self._started = True
+
+    # ------------------------------------------------------------------ event-loop side
+    def write(self, fn: Callable[..., R], *args: Any) -> asyncio.Future[R]:
+        """Run ``fn(conn, *args)`` as one write transaction (possibly grouped with others)."""
+        if not self._started:
+            self._start()
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[R] = loop.create_future()
+        self._writes.put((fn, args, fut, loop))
+        return fut
+
+    def read(self, fn: Callable[..., R], *args: Any) -> asyncio.Future[R]:
+        """Run ``fn(conn, *args)`` on a reader connection (no transaction: one snapshot per statement)."""
+        if not self._started:
+            self._start()
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[R] = loop.create_future()
+        self._reads.put((fn, args, fut, loop))
+        return fut
+
+    async def pause(self) -> _Pause:
+        """Wait until the writer thread stands between transactions and keep it there until the
+        returned marker's ``resume`` is set (for a transaction run on another connection)."""
+        if not self._started:
+            self._start()
+        pause = _Pause(asyncio.get_running_loop().create_future())
+        self._writes.put(pause)
+        try:
+            await asyncio.shield(pause.fut)
+        except BaseException:
+            pause.resume.set()
+            raise
+        return pause
+
+    async def close(self) -> None:
+        if not self._started:
+            return
+        self._started = False
+        self._writes.put(None)
+        for _ in range(self.readers):
+            self._reads.put(None)
+        threads, self._threads = self._threads, []
+        await asyncio.get_running_loop().run_in_executor(None, lambda: [t.join() for t in threads])
+
+    # ------------------------------------------------------------------ threads
+    def _read_loop(self, conn: sqlite3.Connection) -> None:
+        get = self._reads.get
+        try:
+            while (unit := get()) is not None:
+                fn, args, fut, _loop = unit
+                try:
+                    outcome: _Outcome = (fut, fn(conn, *args), None)
+                except BaseException as exc:
+                    outcome = (fut, None, exc)
+                _deliver([outcome])
+        finally:
+            conn.close()
+
+    def _write_loop(self, conn: sqlite3.Connection) -> None:
+        get, get_nowait = self._writes.get, self._writes.get_nowait
+        held: Any = None  # an item taken from the queue that must wait for the next round
+        try:
+            while True:
+                item = held if held is not None else get()
+                held = None
+                if item is None:
+                    return
+                if isinstance(item, _Pause):
+                    _deliver([(item.fut, None, None)])
+                    item.resume.wait()
+                    continue
+                batch: list[_Unit] = [item]
+                while len(batch) < MAX_GROUP:
+                    try:
+                        nxt = get_nowait()
+                    except queue.Empty:
+                        break
+                    if nxt is None or isinstance(nxt, _Pause):
+                        held = nxt
+                        break
+                    batch.append(nxt)
+                _deliver(self._apply(conn, batch) if len(batch) > 1 else [_alone(conn, batch[0])])
+        finally:
+            conn.close()
+
+    @staticmethod
+    def _apply(conn: sqlite3.Connection, batch: list[_Unit]) -> list[_Outcome]:
+        """Every unit of ``batch`` in one transaction, each in its own savepoint."""
+        outcomes: list[_Outcome] = []
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except BaseException as exc:  # the database is locked by another process for too long
+            return [(unit[2], None, exc) for unit in batch]
+        try:
+            for fn, args, fut, _loop in batch:
+                conn.execute("SAVEPOINT unit")
+                try:
+                    result = fn(conn, *args)
+                except BaseException as exc:
+                    if not conn.in_transaction:
+                        raise _Lost from exc  # SQLite ended the whole transaction
+                    conn.execute("ROLLBACK TO unit")
+                    conn.execute("RELEASE unit")
+                    outcomes.append((fut, None, exc))
+                    continue
+                conn.execute("RELEASE unit")
+                outcomes.append((fut, result, None))
+            conn.execute("COMMIT")
+            return outcomes
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            # Nothing of the batch was committed: each unit again, alone.
+            return [_alone(conn, unit) for unit in batch]
+
+
+class _Lost(Exception):
+    """A unit's error rolled back the whole group transaction."""
+
+
+def _alone(conn: sqlite3.Connection, unit: _Unit) -> _Outcome:
+    fn, args, fut, _loop = unit
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        result = fn(conn, *args)
+        conn.execute("COMMIT")
+    except BaseException as exc:
+        if conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+        return (fut, None, exc)
+    return (fut, result, None)
