@@ -93,7 +93,9 @@ def server(kind: str, workdir: str) -> Iterator[tuple[str, int]]:
         module = "floor_app:app" if kind == "floor" else "stream_app:app"
         cmd = [sys.executable, "-m", "uvicorn", module, "--app-dir", str(BENCH)]
         cmd += ["--host", "127.0.0.1", "--port", str(port), "--log-level", "info"]
-    env = dict(os.environ, PYTHONPATH=str(BENCH), TURNWIRE_DB_URL=f"sqlite:///{workdir}/load.db")
+    # An inherited PYTHONPATH stays behind BENCH, so a worktree's src/ can be measured.
+    path = os.pathsep.join(p for p in (str(BENCH), os.environ.get("PYTHONPATH", "")) if p)
+    env = dict(os.environ, PYTHONPATH=path, TURNWIRE_DB_URL=STORE_URL or f"sqlite:///{workdir}/load.db")
     log = open(Path(workdir) / f"{kind}.log", "wb")  # noqa: SIM115 - closed in finally
     proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
@@ -141,6 +143,8 @@ async def one_stream(http: aiohttp.ClientSession, url: str, payload: bytes, n: i
 
 HEADERS = {"accept": "text/event-stream", "content-type": "application/json"}
 SERVERS = ("turnwire", "turnwire-nostore", "floor")
+STORE_URL = ""
+"""``turnwire serve``'s store (``--store-url``); empty: a SQLite file in the run's directory."""
 LABELS = {
     "turnwire": "turnwire serve (stores turns)",
     "turnwire-nostore": "turnwire routes, no store",
@@ -304,15 +308,33 @@ def main() -> None:
     )
     ap.add_argument("--out", type=Path, default=BENCH / "out")
     ap.add_argument("--plots", type=Path, default=BENCH / "plots")
+    ap.add_argument(
+        "--store-url",
+        default="",
+        help="turnwire serve's store URL; 'postgres': a throwaway PostgreSQL (tests/services.py)",
+    )
+    ap.add_argument("--servers", default=",".join(SERVERS), help="which servers to run, comma-separated")
     args = ap.parse_args()
+    with contextlib.ExitStack() as stack:
+        global STORE_URL
+        STORE_URL = args.store_url
+        if STORE_URL == "postgres":
+            sys.path.insert(0, str(BENCH.parent / "tests"))
+            from services import postgres_server
+
+            STORE_URL = stack.enter_context(postgres_server())
+        run(args, [s for s in args.servers.split(",") if s])
+
+
+def run(args: argparse.Namespace, servers: list[str]) -> None:
     args.out.mkdir(exist_ok=True)
     args.plots.mkdir(exist_ok=True)
     levels: list[Level] = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name in SERVERS:  # one server process at a time
+        for name in servers:  # one server process at a time
             with server(name, tmp) as (base, _):
                 check_same_bytes(name, base)
-        for name in SERVERS:
+        for name in servers:
             with server(name, tmp) as (base, pid):
                 levels += asyncio.run(run_server(base, pid, name, args))
     dump = orjson.dumps([asdict(lv) for lv in levels], option=orjson.OPT_INDENT_2)

@@ -6,6 +6,7 @@ TaskMessage as it is stored, before and after its row exists."""
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -42,7 +43,9 @@ async def _turn(messages: int, deltas: int) -> AsyncIterator[Event]:
 
 class Writes:
     """Committed transactions and message statements of the store's writes. PostgreSQL: seen on the
-    SQLAlchemy writer engine (it is the reader too: reads roll back, so only commits count).
+    SQLAlchemy writer engine (it is the reader too: reads roll back, so only commits count), and
+    the statements the store sends straight to asyncpg, each its own transaction (a recorder flush
+    is one statement: its inserts and updates of messages are counted in it, in order).
     SQLite: traced on the writer thread's connection, which runs every write of the recorder; its
     trace shows an ``executemany`` row by row, so a run of the same statement on the same table is
     one statement."""
@@ -58,6 +61,13 @@ class Writes:
         engine = store.db.writer.sync_engine
         event.listen(engine, "commit", self._commit)
         event.listen(engine, "before_cursor_execute", self._statement)
+        store.db.trace = self._direct
+
+    def _direct(self, sql: str) -> None:
+        if sql.startswith("SELECT"):
+            return
+        self.transactions += 1
+        self.statements += [m.split()[0] for m in re.findall(r"(?:INSERT INTO|UPDATE) messages", sql)]
 
     @classmethod
     async def on(cls, store: SqlStore) -> Writes:

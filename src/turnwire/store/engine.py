@@ -3,7 +3,9 @@
 SQLite: WAL, one writer at a time (``BEGIN IMMEDIATE`` across processes). The hot statements run on
 threads of their own (``sqlite_threads``: a writer thread with group commit, reader threads);
 everything else goes through SQLAlchemy, whose writes pause the writer thread meanwhile.
-PostgreSQL: asyncpg; writers on one task serialise on its row lock.
+PostgreSQL: the hot statements go straight to an asyncpg pool, one round trip each (a recorder
+flush is one statement); the others through SQLAlchemy. Writers on one task serialise on its row
+lock.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
+import asyncpg
 import sqlalchemy.util
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
@@ -23,6 +26,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from turnwire.store.sqlite_threads import SqliteThreads
 
 R = TypeVar("R")
+
+PG_POOL_SIZE = 20
+"""asyncpg connections of the hot statements (beside SQLAlchemy's pool of the others)."""
 
 # Runs a coroutine from SQLAlchemy's sync layer (its greenlet); named ``await_`` since 2.1.
 _await = getattr(sqlalchemy.util, "await_", None) or sqlalchemy.util.await_only
@@ -89,6 +95,26 @@ class Database:
             self.writer = _sqlite_engine(self.url, begin="BEGIN IMMEDIATE", pool_size=1, max_overflow=0)
         else:
             self.reader = self.writer = create_async_engine(self.url, pool_size=pool_size, max_overflow=20)
+        self.pg: asyncpg.Pool | None = None
+        self.pg_pool_size = PG_POOL_SIZE
+        self.trace: Callable[[str], None] | None = None
+        """Called with the SQL of each statement sent straight to asyncpg (tests count writes)."""
+
+    async def start(self) -> None:
+        """PostgreSQL: open the asyncpg pool of the hot statements (SQLite needs nothing)."""
+        if self.dialect == "postgresql" and self.pg is None:
+            dsn = "postgresql://" + self.url.split("://", 1)[1]
+            self.pg = await asyncpg.create_pool(dsn, min_size=1, max_size=self.pg_pool_size)
+
+    async def pg_fetch(self, sql: str, *args: Any) -> list[Any]:
+        """PostgreSQL: one statement straight on asyncpg (prepared once per connection, one round
+        trip, its own transaction); its rows."""
+        if self.trace is not None:
+            self.trace(sql)
+        if self.pg is None:
+            await self.start()
+        assert self.pg is not None
+        return await self.pg.fetch(sql, *args)
 
     @contextlib.asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncConnection]:
@@ -126,6 +152,9 @@ class Database:
         return self.threads.read(fn, *args)
 
     async def dispose(self) -> None:
+        if self.pg is not None:
+            await self.pg.close()
+            self.pg = None
         if self.threads is not None:
             await self.threads.close()
         await self.reader.dispose()

@@ -11,28 +11,48 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncConnection
-
 from turnwire.store.base import NewRow, RowChange
 from turnwire.store.engine import Database
 from turnwire.store.errors import NotFoundError
 from turnwire.store.messages import INSERT_SQL
-from turnwire.store.schema import tasks
 
-T = tasks.c
-_LIVE = T.status != "DELETED"
 # updated_at = max(stored + 1, wanted): strictly advances even if someone else wrote the row since.
-_UPDATE_SQL = {
-    "sqlite": "UPDATE messages SET content = ?, streaming_status = ?, updated_at = max(updated_at + 1, ?) "
-    "WHERE id = ? AND task_id = ?",
-    "postgresql": "UPDATE messages SET content = $1, streaming_status = $2, "
-    "updated_at = GREATEST(updated_at + 1, $3) WHERE id = $4 AND task_id = $5",
-}
+_UPDATE_SQLITE = (
+    "UPDATE messages SET content = ?, streaming_status = ?, updated_at = max(updated_at + 1, ?) "
+    "WHERE id = ? AND task_id = ?"
+)
 
 # SQLite's hot statements as text, run on the store's SQLite threads (``sqlite_threads``); the same
 # as the SQLAlchemy forms used on PostgreSQL.
 _CLOCK_SQLITE = "SELECT last_created_at FROM tasks WHERE id = ? AND status != 'DELETED'"
+# PostgreSQL: a flush in one statement. Sequence numbers under the task row's lock; the task's
+# clock moves past the given stamps so later server-stamped messages sort after these. The changes
+# apply only if the task is there (else nothing is written), and ``updated_at`` never moves back.
+_CLOCK_PG = "SELECT last_created_at FROM tasks WHERE id = $1 AND status != 'DELETED'"
+_CHANGE_PG = (
+    "UPDATE messages AS m SET content = u.content, streaming_status = u.status, "
+    "updated_at = GREATEST(m.updated_at + 1, u.updated_at) "
+    "FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[]) AS u(id, content, status, updated_at) "
+    "WHERE m.id = u.id AND m.task_id = $1"
+)
+_CREATE_CTE_PG = (
+    "WITH alloc AS (UPDATE tasks SET next_seq = next_seq + cardinality($2::text[]), "
+    "last_created_at = GREATEST(last_created_at, $3::bigint) WHERE id = $1 AND status != 'DELETED' "
+    "RETURNING next_seq - cardinality($2::text[]) AS base), "
+    "ins AS (INSERT INTO messages (id, task_id, seq, content, streaming_status, created_at, updated_at, "
+    "writer_id) SELECT r.id, $1, alloc.base + r.n - 1, r.content, r.status, r.created_at, r.updated_at, "
+    "CASE WHEN r.status = 'IN_PROGRESS' THEN $8::text END FROM alloc, "
+    "unnest($2::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[]) WITH ORDINALITY "
+    "AS r(id, content, status, created_at, updated_at, n))"
+)
+_CREATE_PG = _CREATE_CTE_PG + " SELECT count(*) FROM alloc"
+_FLUSH_PG = (
+    _CREATE_CTE_PG + ", upd AS (UPDATE messages AS m SET content = u.content, streaming_status = u.status, "
+    "updated_at = GREATEST(m.updated_at + 1, u.updated_at) "
+    "FROM unnest($9::text[], $10::text[], $11::text[], $12::bigint[]) AS u(id, content, status, updated_at) "
+    "WHERE m.id = u.id AND m.task_id = $1 AND EXISTS (SELECT 1 FROM alloc)) "
+    "SELECT count(*) FROM alloc"
+)
 _ALLOCATE_SQLITE = (
     "UPDATE tasks SET next_seq = next_seq + ?, last_created_at = max(last_created_at, ?) "
     "WHERE id = ? AND status != 'DELETED' RETURNING next_seq"
@@ -47,9 +67,8 @@ class FlushQueries:
         if self.db.dialect == "sqlite":
             clock = await self.db.sqlite_read(_clock_sqlite, task_id)
         else:
-            async with self.db.read() as conn:
-                query = sa.select(T.last_created_at).where(T.id == task_id, _LIVE)
-                clock = (await conn.execute(query)).scalar()
+            rows = await self.db.pg_fetch(_CLOCK_PG, task_id)
+            clock = rows[0][0] if rows else None
         if clock is None:
             raise NotFoundError(task_id)
         return clock
@@ -60,29 +79,44 @@ class FlushQueries:
         if self.db.dialect == "sqlite":
             await self.db.sqlite_write(_flush_sqlite, task_id, new, changed, self.writer_id)
             return
-        async with self.db.write() as conn:
-            if new:
-                await self._insert_new(conn, task_id, new)
-            if changed:
-                rows = [(c.content, c.streaming_status, c.updated_at, c.id, task_id) for c in changed]
-                await conn.exec_driver_sql(_UPDATE_SQL["postgresql"], rows)
+        await _flush_pg(self.db, task_id, new, changed, self.writer_id)
 
-    async def _insert_new(self, conn: AsyncConnection, task_id: str, new: Sequence[NewRow]) -> None:
-        n = len(new)
-        latest = max(r.created_at for r in new)
-        # Sequence numbers under the task row's lock; the task's clock moves past the given stamps
-        # so later server-stamped messages sort after these.
-        clock = sa.case((T.last_created_at > latest, T.last_created_at), else_=latest)
-        allocate = (
-            sa.update(tasks)
-            .where(T.id == task_id, _LIVE)
-            .values(next_seq=T.next_seq + n, last_created_at=clock)
-            .returning(T.next_seq)
+
+async def _flush_pg(
+    db: Database, task_id: str, new: Sequence[NewRow], changed: Sequence[RowChange], writer: str | None
+) -> None:
+    """``write_flush`` on PostgreSQL as one statement (one round trip, atomic on its own): the rows
+    travel as arrays and ``unnest`` back into rows."""
+    if not new:
+        await db.pg_fetch(
+            _CHANGE_PG,
+            task_id,
+            [c.id for c in changed],
+            [c.content for c in changed],
+            [c.streaming_status for c in changed],
+            [c.updated_at for c in changed],
         )
-        seq = (await conn.execute(allocate)).scalar()
-        if seq is None:
-            raise NotFoundError(task_id)
-        await conn.exec_driver_sql(INSERT_SQL["postgresql"], _new_rows(task_id, new, seq - n, self.writer_id))
+        return
+    args: list[Any] = [
+        task_id,
+        [r.id for r in new],
+        max(r.created_at for r in new),
+        [r.content for r in new],
+        [r.streaming_status for r in new],
+        [r.created_at for r in new],
+        [r.updated_at for r in new],
+        writer,
+    ]
+    if changed:
+        args += (
+            [c.id for c in changed],
+            [c.content for c in changed],
+            [c.streaming_status for c in changed],
+            [c.updated_at for c in changed],
+        )
+    found = await db.pg_fetch(_FLUSH_PG if changed else _CREATE_PG, *args)
+    if not found[0][0]:
+        raise NotFoundError(task_id)
 
 
 def _new_rows(task_id: str, new: Sequence[NewRow], seq: int, writer: str | None) -> list[tuple[Any, ...]]:
@@ -123,4 +157,4 @@ def _flush_sqlite(
         conn.executemany(INSERT_SQL["sqlite"], _new_rows(task_id, new, rows[0][0] - n, writer))
     if changed:
         updates = [(c.content, c.streaming_status, c.updated_at, c.id, task_id) for c in changed]
-        conn.executemany(_UPDATE_SQL["sqlite"], updates)
+        conn.executemany(_UPDATE_SQLITE, updates)

@@ -40,6 +40,7 @@ class SqlStore(TaskQueries, MessageQueries, FlushQueries, DecisionQueries):
         return self.db.dialect
 
     async def open(self) -> None:
+        await self.db.start()
         async with self.db.write() as conn:
             await migrate(conn, now_us())
 

@@ -63,6 +63,9 @@ def _deliver(outcomes: list[_Outcome]) -> None:
             loop.call_soon_threadsafe(_settle, items)
 
 
+_NOTHING: Final = object()
+
+
 class _Pause:
     """A marker in the writer's queue: stop between transactions until ``resume`` is set."""
 
@@ -152,11 +155,11 @@ class SqliteThreads:
 
     def _write_loop(self, conn: sqlite3.Connection) -> None:
         get, get_nowait = self._writes.get, self._writes.get_nowait
-        held: Any = None  # an item taken from the queue that must wait for the next round
+        held: Any = _NOTHING  # an item taken from the queue that must wait for the next round
         try:
             while True:
-                item = held if held is not None else get()
-                held = None
+                item = get() if held is _NOTHING else held
+                held = _NOTHING
                 if item is None:
                     return
                 if isinstance(item, _Pause):

@@ -6,6 +6,7 @@ import sqlite3
 import uuid
 from typing import Any
 
+import asyncpg
 import orjson
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
@@ -26,13 +27,18 @@ _SELECT = sa.select(
 )
 # Every turn's statements on SQLite, as text run on the store's SQLite threads (``sqlite_threads``).
 # A task's columns, then its message clock (``last_created_at``).
-_SESSION_SELECT = _SELECT.add_columns(T.last_created_at)
 _SESSION_SQLITE = (
     "SELECT id, name, status, status_reason, params, task_metadata, created_at, updated_at, "
     "last_created_at FROM tasks WHERE (id = ? OR name = ?) AND tenant = ?"
 )
 _CREATE_SQLITE = (
     "INSERT INTO tasks (id, name, status, created_at, updated_at, tenant) VALUES (?, ?, 'RUNNING', ?, ?, ?)"
+)
+# The same on PostgreSQL, straight on asyncpg (``Database.pg_fetch``).
+_SESSION_PG = _SESSION_SQLITE.replace("id = ? OR name = ?", "id = $1 OR name = $1").replace("= ?", "= $2")
+_CREATE_PG = (
+    "INSERT INTO tasks (id, name, status, created_at, updated_at, tenant) "
+    "VALUES ($1, $2, 'RUNNING', $3, $4, $5)"
 )
 TASK_ORDER_COLUMNS = {"created_at": T.created_at, "updated_at": T.updated_at, "name": T.name, "id": T.id}
 MOVABLE = ("RUNNING", "INTERRUPTED")
@@ -162,18 +168,8 @@ class TaskQueries:
             if self.db.dialect == "sqlite":
                 await self.db.sqlite_write(_run, _CREATE_SQLITE, (task_id, session_id, now, now, tenant))
             else:
-                async with self.db.write() as conn:
-                    await conn.execute(
-                        tasks.insert().values(
-                            id=task_id,
-                            name=session_id,
-                            status="RUNNING",
-                            created_at=now,
-                            updated_at=now,
-                            tenant=tenant,
-                        )
-                    )
-        except (IntegrityError, sqlite3.IntegrityError):
+                await self.db.pg_fetch(_CREATE_PG, task_id, session_id, now, now, tenant)
+        except (IntegrityError, sqlite3.IntegrityError, asyncpg.UniqueViolationError):
             # The name was taken since the read (names are unique): that task is the session's.
             found = await self._session_row(session_id, tenant)
             if found is None:
@@ -185,9 +181,7 @@ class TaskQueries:
         if self.db.dialect == "sqlite":
             rows = await self.db.sqlite_read(_fetch, _SESSION_SQLITE, (session_id, session_id, tenant))
             return _pick_session(rows, session_id)
-        query = _SESSION_SELECT.where(sa.or_(T.id == session_id, T.name == session_id), T.tenant == tenant)
-        async with self.db.read() as conn:
-            rows = list(await conn.execute(query))
+        rows = await self.db.pg_fetch(_SESSION_PG, session_id, tenant)
         return _pick_session(rows, session_id)
 
     async def get_task(self, task_id: str, *, tenant: str | None = None) -> dict[str, Any]:
