@@ -4,6 +4,8 @@ on PostgreSQL): rows in order with the next sequence numbers, open ones owned by
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from store_databases import execute
@@ -79,3 +81,48 @@ async def test_a_flush_for_a_deleted_task_writes_nothing(store: SqlStore) -> Non
     kept = await store.get_message(mid)
     assert kept["content"] == {"type": "text", "content": "a"} and kept["streaming_status"] == "IN_PROGRESS"
     assert len(await store.list_messages(task)) == 1
+
+
+async def test_flushes_of_many_tasks_at_once_each_keep_their_outcome(store: SqlStore, db_url: str) -> None:
+    # Concurrent flushes are grouped (SQLite: one transaction; PostgreSQL: one statement); a task
+    # that is gone fails only its own flush, and two flushes of one task keep their order.
+    tasks = [(await store.create_task(name=f"many-{i}"))["id"] for i in range(6)]
+    gone = tasks[5]
+    await store.delete_task(gone)
+    now = now_us()
+    first = {t: new_id() for t in tasks}
+    await asyncio.gather(
+        *(store.write_flush(t, [NewRow(first[t], '{"n":0}', "IN_PROGRESS", now, now)], []) for t in tasks[:5])
+    )
+    flushes = []
+    for t in tasks:
+        flushes.append(
+            store.write_flush(
+                t,
+                [NewRow(new_id(), '{"n":1}', "DONE", now + 1, now + 1)],
+                [RowChange(first[t], '{"n":"0 done"}', "DONE", now + 2)],
+            )
+        )
+    extra = new_id()
+    flushes.append(store.write_flush(tasks[0], [NewRow(extra, '{"n":2}', "DONE", now + 3, now + 3)], []))
+    seen: list[str] = []
+    store.db.trace = seen.append
+    out = await asyncio.gather(*flushes, return_exceptions=True)
+    if store.dialect == "postgresql":  # the six tasks in one statement, then the extra flush alone
+        assert [s.split()[0] for s in seen] == ["WITH", "WITH"] and "unnest($1::text[]" in seen[0]
+    assert out[:5] == [None] * 5 and out[6] is None
+    assert isinstance(out[5], NotFoundError)
+    (rows,) = await execute(
+        db_url, "SELECT task_id, seq, content, streaming_status FROM messages ORDER BY task_id, seq"
+    )
+    by_task: dict[str, list[tuple]] = {}
+    for task_id, seq, content, status in rows:
+        by_task.setdefault(task_id, []).append((seq, content, status))
+    assert gone not in by_task
+    for t in tasks[1:5]:
+        assert by_task[t] == [(0, '{"n":"0 done"}', "DONE"), (1, '{"n":1}', "DONE")]
+    assert by_task[tasks[0]] == [
+        (0, '{"n":"0 done"}', "DONE"),
+        (1, '{"n":1}', "DONE"),
+        (2, '{"n":2}', "DONE"),
+    ]

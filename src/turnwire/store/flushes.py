@@ -15,6 +15,7 @@ from turnwire.store.base import NewRow, RowChange
 from turnwire.store.engine import Database
 from turnwire.store.errors import NotFoundError
 from turnwire.store.messages import INSERT_SQL
+from turnwire.store.pg_flushes import PgFlushes
 
 # updated_at = max(stored + 1, wanted): strictly advances even if someone else wrote the row since.
 _UPDATE_SQLITE = (
@@ -62,6 +63,7 @@ _ALLOCATE_SQLITE = (
 class FlushQueries:
     db: Database
     writer_id: str | None
+    _pg_flushes: PgFlushes | None = None
 
     async def message_clock(self, task_id: str) -> int:
         if self.db.dialect == "sqlite":
@@ -79,7 +81,10 @@ class FlushQueries:
         if self.db.dialect == "sqlite":
             await self.db.sqlite_write(_flush_sqlite, task_id, new, changed, self.writer_id)
             return
-        await _flush_pg(self.db, task_id, new, changed, self.writer_id)
+        if self._pg_flushes is None:
+            db = self.db
+            self._pg_flushes = PgFlushes(db.pg_fetch, lambda *args: _flush_pg(db, *args))
+        await self._pg_flushes.write(task_id, new, changed, self.writer_id)
 
 
 async def _flush_pg(
