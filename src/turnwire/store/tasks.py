@@ -6,7 +6,6 @@ import sqlite3
 import uuid
 from typing import Any
 
-import asyncpg
 import orjson
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
@@ -36,9 +35,17 @@ _CREATE_SQLITE = (
 )
 # The same on PostgreSQL, straight on asyncpg (``Database.pg_fetch``).
 _SESSION_PG = _SESSION_SQLITE.replace("id = ? OR name = ?", "id = $1 OR name = $1").replace("= ?", "= $2")
-_CREATE_PG = (
-    "INSERT INTO tasks (id, name, status, created_at, updated_at, tenant) "
-    "VALUES ($1, $2, 'RUNNING', $3, $4, $5)"
+# The lookup and, when it finds nothing ``_pick_session`` would take or refuse, the insert, in one
+# statement; the new task's row comes last, flagged. A name taken concurrently inserts nothing.
+_SESSION_PG_CREATE = (
+    "WITH found AS (SELECT id, name, status, status_reason, params, task_metadata, created_at, "
+    "updated_at, last_created_at FROM tasks WHERE (id = $1 OR name = $1) AND tenant = $2), "
+    "ins AS (INSERT INTO tasks (id, name, status, created_at, updated_at, tenant) "
+    "SELECT $3, $1, 'RUNNING', $4, $4, $2 "
+    "WHERE NOT EXISTS (SELECT 1 FROM found WHERE name = $1 OR status != 'DELETED') "
+    "ON CONFLICT DO NOTHING RETURNING id) "
+    "SELECT *, false FROM found UNION ALL "
+    "SELECT id, $1, 'RUNNING', NULL, NULL, NULL, $4, $4, 0, true FROM ins"
 )
 TASK_ORDER_COLUMNS = {"created_at": T.created_at, "updated_at": T.updated_at, "name": T.name, "id": T.id}
 MOVABLE = ("RUNNING", "INTERRUPTED")
@@ -158,18 +165,25 @@ class TaskQueries:
         """The task of ``tenant`` whose id is ``session_id``, else its live one named ``session_id``,
         else a new task named ``session_id``; whether this call created it, and its message clock.
         One read when the task exists, one insert more when it does not. ``ConflictError`` if the
-        name belongs to a deleted task."""
+        name belongs to a deleted task. PostgreSQL: one statement either way."""
+        now = now_us()
+        task_id = str(uuid.uuid4())
+        if self.db.dialect == "postgresql":
+            rows = await self.db.pg_fetch(_SESSION_PG_CREATE, session_id, tenant, task_id, now)
+            if rows and rows[-1][9]:
+                return SessionTask(_task(rows[-1]), True, 0)
+            found = _pick_session(rows, session_id)
+            if found is None:  # a concurrent request created the name since this statement's snapshot
+                found = await self._session_row(session_id, tenant)
+                if found is None:
+                    raise ConflictError(f"Task name '{session_id}' could not be created")
+            return SessionTask(_task(found), False, found[8])
         found = await self._session_row(session_id, tenant)
         if found is not None:
             return SessionTask(_task(found), False, found[8])
-        now = now_us()
-        task_id = str(uuid.uuid4())
         try:
-            if self.db.dialect == "sqlite":
-                await self.db.sqlite_write(_run, _CREATE_SQLITE, (task_id, session_id, now, now, tenant))
-            else:
-                await self.db.pg_fetch(_CREATE_PG, task_id, session_id, now, now, tenant)
-        except (IntegrityError, sqlite3.IntegrityError, asyncpg.UniqueViolationError):
+            await self.db.sqlite_write(_run, _CREATE_SQLITE, (task_id, session_id, now, now, tenant))
+        except (IntegrityError, sqlite3.IntegrityError):
             # The name was taken since the read (names are unique): that task is the session's.
             found = await self._session_row(session_id, tenant)
             if found is None:
