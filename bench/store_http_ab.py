@@ -1,0 +1,153 @@
+"""Workload 5 over HTTP for two source trees side by side.
+
+The Agentex batch routes of each tree run in their own uvicorn process (``bench_store.server``,
+``PYTHONPATH`` set to that tree's ``src``), on SQLite files; one client alternates 1,000-message
+batch creates and updates between them, with compare_store's raw ``sqlite3`` floor in the same
+rounds. Totals per operation of wall time (as compare_store reports them) and, steadier on a
+shared machine, of the server process's CPU time (every thread, from ``/proc/<pid>/task/*/schedstat``)
+against the floor's CPU time.
+
+    bench/.venv/bin/python bench/store_http_ab.py --against /work/main/src [--batches 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import orjson
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+import compare_store  # noqa: E402
+from bench_store import BATCH, _contents, _task  # noqa: E402
+from services import free_port  # noqa: E402
+
+
+def cpu_s(pid: int) -> float:
+    """CPU seconds of every thread of ``pid`` so far (nanosecond counters)."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{task}/schedstat") as f:
+            total += int(f.read().split()[0])
+    return total / 1e9
+
+
+@contextlib.contextmanager
+def server(src: str, db_url: str) -> Iterator[tuple[str, int]]:
+    """bench_store's server process with ``src`` first on the path; (base URL, pid)."""
+    port = free_port()
+    env = dict(os.environ, PYTHONPATH=src)
+    cmd = [sys.executable, str(HERE / "bench_store.py"), "--serve", db_url, str(port)]
+    proc = subprocess.Popen(cmd, env=env)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(400):
+            with contextlib.suppress(httpx.TransportError):
+                httpx.get(base + "/agents", timeout=1)
+                break
+            time.sleep(0.05)
+        yield base, proc.pid
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--against", required=True, help="the other tree's src directory")
+    ap.add_argument("--batches", type=int, default=30)
+    args = ap.parse_args()
+    trees = {"baseline": args.against, "this tree": str(HERE.parent / "src")}
+    headers = {"content-type": "application/json"}
+    total = {name: [0.0, 0.0] for name in [*trees, "floor"]}
+    cpu = {name: [0.0, 0.0] for name in [*trees, "floor"]}
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+        clients, tasks, pids = {}, {}, {}
+        for name, src in trees.items():
+            base, pids[name] = stack.enter_context(
+                server(src, f"sqlite:///{tmp}/{name.replace(' ', '_')}.db")
+            )
+            http = stack.enter_context(httpx.Client(base_url=base, timeout=120))
+            clients[name], tasks[name] = http, _task(http)
+            warm = orjson.dumps({"task_id": tasks[name], "contents": _contents(BATCH, "warm-up")})
+            http.post("/messages/batch", content=warm, headers=headers).raise_for_status()
+        raw = sqlite3.connect(f"{tmp}/raw.db")
+        raw.execute("PRAGMA journal_mode=WAL")
+        raw.execute("PRAGMA synchronous=NORMAL")
+        raw.execute(f"CREATE TABLE raw ({compare_store._COLUMNS})")
+        for b in range(args.batches):
+            rows = compare_store._rows(b)
+            updates = compare_store._updates(rows)
+            start, c0 = time.perf_counter(), time.process_time()
+            with raw:
+                raw.executemany("INSERT INTO raw VALUES (?,?,?,?,?,?,?)", rows)
+            mid, c1 = time.perf_counter(), time.process_time()
+            with raw:
+                raw.executemany("UPDATE raw SET content = ?, updated_at = ? WHERE id = ?", updates)
+            total["floor"][0] += mid - start
+            total["floor"][1] += time.perf_counter() - mid
+            cpu["floor"][0] += c1 - c0
+            cpu["floor"][1] += time.process_time() - c1
+            for name, http in clients.items():
+                body = orjson.dumps({"task_id": tasks[name], "contents": _contents(BATCH, str(b))})
+                start, c0 = time.perf_counter(), cpu_s(pids[name])
+                resp = http.post("/messages/batch", content=body, headers=headers)
+                total[name][0] += time.perf_counter() - start
+                cpu[name][0] += cpu_s(pids[name]) - c0
+                resp.raise_for_status()
+                ids = [m["id"] for m in resp.json()]
+                edits = {mid: compare_store._edit(i) for i, mid in enumerate(ids)}
+                body = orjson.dumps({"task_id": tasks[name], "updates": edits})
+                start, c0 = time.perf_counter(), cpu_s(pids[name])
+                resp = http.put("/messages/batch", content=body, headers=headers)
+                total[name][1] += time.perf_counter() - start
+                cpu[name][1] += cpu_s(pids[name]) - c0
+                resp.raise_for_status()
+                assert len(resp.json()) == BATCH
+        raw.close()
+    n = args.batches * BATCH
+    print(f"baseline: {args.against}\n")
+    cols = (
+        "operation",
+        "floor msg/s",
+        "baseline msg/s",
+        "this tree msg/s",
+        "baseline ÷ floor",
+        "this tree ÷ floor",
+    )
+    print("| " + " | ".join(cols) + " |")
+    print("|---|---|---|---|---|---|")
+    for i, op in enumerate(("batch create", "batch update")):
+        f, a, b = (total[k][i] for k in ("floor", "baseline", "this tree"))
+        print(f"| {op} | {n / f:,.0f} | {n / a:,.0f} | {n / b:,.0f} | {a / f:.2f}× | {b / f:.2f}× |")
+    print("\nCPU time: the server process (all threads) against the floor's")
+    cols = (
+        "operation",
+        "floor µs/msg",
+        "baseline µs/msg",
+        "this tree µs/msg",
+        "baseline ÷ floor",
+        "this tree ÷ floor",
+    )
+    print("| " + " | ".join(cols) + " |")
+    print("|---|---|---|---|---|---|")
+    for i, op in enumerate(("batch create", "batch update")):
+        f, a, b = (cpu[k][i] for k in ("floor", "baseline", "this tree"))
+        per = [f"{x / n * 1e6:.2f}" for x in (f, a, b)]
+        print(f"| {op} | {' | '.join(per)} | {a / f:.2f}× | {b / f:.2f}× |")
+
+
+if __name__ == "__main__":
+    main()
