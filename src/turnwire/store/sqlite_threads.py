@@ -26,7 +26,13 @@ from typing import Any, Final, TypeVar
 
 R = TypeVar("R")
 
-PRAGMAS: Final = ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON", "busy_timeout=30000")
+PRAGMAS: Final = (
+    "journal_mode=WAL",
+    "synchronous=NORMAL",
+    "foreign_keys=ON",
+    "busy_timeout=30000",
+    "temp_store=MEMORY",  # a batch update's VALUES table: about 10 % of its statement's time
+)
 MAX_GROUP: Final = 256
 """Units applied in one transaction at most: bounds how long a batch holds the write lock."""
 
