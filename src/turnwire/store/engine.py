@@ -103,8 +103,12 @@ class Database:
     async def start(self) -> None:
         """PostgreSQL: open the asyncpg pool of the hot statements (SQLite needs nothing)."""
         if self.dialect == "postgresql" and self.pg is None:
-            dsn = "postgresql://" + self.url.split("://", 1)[1]
-            self.pg = await asyncpg.create_pool(dsn, min_size=1, max_size=self.pg_pool_size)
+            # The URL's options as SQLAlchemy hands them to asyncpg (``?ssl=…`` and the like),
+            # without those only its adapter understands.
+            args, kwargs = self.writer.dialect.create_connect_args(self.writer.url)
+            for name in ("prepared_statement_cache_size", "prepared_statement_name_func", "async_creator_fn"):
+                kwargs.pop(name, None)
+            self.pg = await asyncpg.create_pool(*args, min_size=1, max_size=self.pg_pool_size, **kwargs)
 
     async def pg_fetch(self, sql: str, *args: Any) -> list[Any]:
         """PostgreSQL: one statement straight on asyncpg (prepared once per connection, one round

@@ -69,7 +69,12 @@ class PgFlushes:
         self._queue.append(flush)
         if self._runner is None:
             self._runner = asyncio.get_running_loop().create_task(self._drain())
-        await asyncio.shield(flush.fut)
+        try:
+            await asyncio.shield(flush.fut)
+        except asyncio.CancelledError:
+            # The flush still goes out with its group; its outcome is nobody's to read now.
+            flush.fut.add_done_callback(lambda f: f.cancelled() or f.exception())
+            raise
 
     async def _drain(self) -> None:
         try:
