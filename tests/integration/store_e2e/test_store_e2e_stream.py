@@ -51,14 +51,18 @@ async def test_task_stream_relays_a_chat_turn_whose_deltas_match_the_store(tmp_p
                     "/chat", json={"id": session, "messages": [_ui(text)]}, headers={"x-ag-history": "stored"}
                 )
                 assert turn.status_code == 200
+                stored = (await client.get(f"/tasks/{task_id}/messages")).json()["messages"]
+                # The turn's messages: everything after its user message. The watcher may lag
+                # behind the turn's own response; wait until it has relayed each one's end.
+                last_user = max(i for i, m in enumerate(stored) if m["content"]["author"] == "user")
+                answer = {m["id"] for m in stored[last_user + 1 :]}
+                assert answer
                 with anyio.fail_after(10):
-                    while sum(f["type"] == "done" for f in frames) < sum(
-                        f["type"] == "start" for f in frames
-                    ):
+                    while not answer <= {
+                        f["parent_task_message"]["id"] for f in frames if f["type"] in ("done", "full")
+                    }:
                         await anyio.sleep(0.01)
                 tg.cancel_scope.cancel()
-
-            stored = (await client.get(f"/tasks/{task_id}/messages")).json()["messages"]
 
     assert frames[0] == {"type": "connected", "taskId": task_id}
     updates = frames[1:]
