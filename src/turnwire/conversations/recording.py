@@ -23,7 +23,6 @@ the TaskMessage as stored, id and ``created_at`` included, even before its row e
 from __future__ import annotations
 
 import asyncio
-import copy
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
@@ -369,7 +368,7 @@ class TurnRecorder:
             if acc is not None:
                 acc.add(frame["delta"])
         elif kind in ("start", "full"):
-            self._collected[index] = Accumulator(copy.deepcopy(frame["content"]))
+            self._collected[index] = Accumulator(_copied(frame["content"]))
             self._batch_notes[index] = self._event_note
 
     def _stamp(self) -> int:
@@ -381,13 +380,14 @@ class TurnRecorder:
         return stamp
 
     def _record(self, entry: _Entry, content: dict[str, Any]) -> dict[str, Any]:
+        created = to_iso(entry.created_at)
         return {
             "id": entry.id,
             "task_id": self.task_id,
             "content": content,
             "streaming_status": entry.status,
-            "created_at": to_iso(entry.created_at),
-            "updated_at": to_iso(entry.updated_at),
+            "created_at": created,
+            "updated_at": created if entry.updated_at == entry.created_at else to_iso(entry.updated_at),
         }
 
     def _track(self, frame: dict[str, Any]) -> None:
@@ -405,7 +405,7 @@ class TurnRecorder:
             content = frame["content"]
             entry = _Entry(
                 index,
-                copy.deepcopy(content) if start else content,
+                _copied(content) if start else content,
                 IN_PROGRESS if start else DONE,
                 self._stamp(),
                 self._event_note,
@@ -603,6 +603,20 @@ class RecordedRun:
             self._begun = True
             await self._recorder.begin()
         await self._recorder.end(self._run)
+
+
+def _copied(value: Any) -> Any:
+    """A deep copy of a JSON value (dicts, lists, scalars): ``copy.deepcopy`` without its memo,
+    several times faster on the small contents every streamed message starts with."""
+    kind = type(value)
+    if kind is dict:
+        return {k: _copied(v) if type(v) in _CONTAINERS else v for k, v in value.items()}
+    if kind is list:
+        return [_copied(v) if type(v) in _CONTAINERS else v for v in value]
+    return value
+
+
+_CONTAINERS: Final = frozenset((dict, list))
 
 
 def _json(content: dict[str, Any]) -> str:

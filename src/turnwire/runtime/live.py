@@ -35,18 +35,25 @@ _running: set[asyncio.Task[Any]] = set()
 
 
 class ChunkLog:
-    """The chunks a turn has sent so far, in order; readers wait for more until it is closed."""
+    """The chunks a turn has sent so far, in order; readers wait for more until it is closed.
 
-    __slots__ = ("_wake", "chunks", "closed")
+    A waiting reader parks on a future of its own (a timer for its timeout): an append wakes the
+    readers waiting, and costs nothing more when none is (no event object, no task per wait)."""
+
+    __slots__ = ("_waiters", "chunks", "closed")
 
     def __init__(self) -> None:
         self.chunks: list[bytes] = []
         self.closed = False
-        self._wake = asyncio.Event()
+        self._waiters: list[asyncio.Future[None]] = []
 
     def _notify(self) -> None:
-        wake, self._wake = self._wake, asyncio.Event()
-        wake.set()
+        waiters = self._waiters
+        if waiters:
+            self._waiters = []
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
 
     def append(self, data: bytes) -> None:
         self.chunks.append(data)
@@ -60,13 +67,25 @@ class ChunkLog:
         """The chunks from index ``start``; waits up to ``timeout`` seconds (``None``: as long as it
         takes) for one. ``[]``: none came in time, or the log is closed and read to its end."""
         if start >= len(self.chunks) and not self.closed:
-            wake = self._wake
+            loop = asyncio.get_running_loop()
+            wake: asyncio.Future[None] = loop.create_future()
+            self._waiters.append(wake)
             if timeout is None:
-                await wake.wait()
+                await wake
             else:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(wake.wait(), timeout)
+                timer = loop.call_later(timeout, _wake, wake)
+                try:
+                    await wake
+                finally:
+                    timer.cancel()
+                    if wake in self._waiters:  # timed out: no append took it off the list
+                        self._waiters.remove(wake)
         return self.chunks[start:]
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 class PubSubLike(Protocol):
@@ -134,7 +153,9 @@ class LiveTurn:
 
     async def _drive(self, body: AsyncIterator[bytes]) -> None:
         mirror = self.registry.mirror
-        watcher = asyncio.get_running_loop().create_task(self._watch_stop())
+        watcher = None
+        if self.registry.pubsub is not None:
+            watcher = asyncio.get_running_loop().create_task(self._watch_stop())
         try:
             if mirror is not None:
                 await _quietly(mirror.open(self.key, self.turn_id, self.wire))
@@ -147,7 +168,8 @@ class LiveTurn:
         except Exception:
             log.exception("turn %s of %s failed while streaming", self.turn_id, self.key)
         finally:
-            watcher.cancel()
+            if watcher is not None:
+                watcher.cancel()
             self.log.close()
             if self._idle is not None:
                 self._idle.cancel()
@@ -157,8 +179,7 @@ class LiveTurn:
 
     async def _watch_stop(self) -> None:
         pubsub = self.registry.pubsub
-        if pubsub is None:
-            return
+        assert pubsub is not None
         sub = pubsub.subscribe(STOP_TOPIC + self.key)
         try:
             async for _ in sub:

@@ -51,7 +51,11 @@ class AppContext:
         lifespan chose the pub/sub, which carries stop signals between processes. Shared by every
         tenant's view; keys are tenant-scoped (``pipeline.session_scope``)."""
         if self._turns is None:
-            self._turns = LiveTurns(self.pubsub, _turn_logs(self.pubsub))
+            # Stop signals travel on the pub/sub to the other processes' turns. An in-process
+            # pub/sub reaches no other process: stops are delivered here directly, and no turn
+            # pays for a subscription and a task that watch for them.
+            signals = None if isinstance(self.pubsub, LocalPubSub) else self.pubsub
+            self._turns = LiveTurns(signals, _turn_logs(self.pubsub))
         return self._turns
 
     @property
