@@ -7,12 +7,14 @@ written on every path, so a failing run still ends its stream properly.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, Final
 
 import anyio
 from starlette.responses import StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from turnwire.formats import StreamEncoder
 from turnwire.framing import (
@@ -117,12 +119,47 @@ def _bytes_of(encoder: StreamEncoder, frame: Callable[[Any], bytes]) -> Callable
     return to_bytes
 
 
+class BodyStream(StreamingResponse):
+    """A ``StreamingResponse`` that watches for the client's departure with one plain task.
+
+    Starlette's (for servers of ASGI spec < 2.4, uvicorn among them) runs the body and the
+    disconnect listener in an anyio task group: two tasks, a cancel scope and events per
+    response. Here the request's own task sends the body; a second task waits for
+    ``http.disconnect`` and cancels it, which closes the body iterator at its ``await`` as the
+    task group did (a turn's reader leaving: ``LiveTurn.follow``)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or self.background is not None:
+            await super().__call__(scope, receive, send)
+            return
+        task = asyncio.current_task()
+        assert task is not None
+        gone: list[bool] = []
+        watcher = asyncio.get_running_loop().create_task(_client_left(receive, task, gone))
+        try:
+            await self.stream_response(send)
+        except asyncio.CancelledError:
+            if not gone or task.uncancel():  # cancelled by someone else too: theirs to handle
+                raise
+        finally:
+            watcher.cancel()
+
+
+async def _client_left(receive: Receive, task: asyncio.Task[Any], gone: list[bool]) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            gone.append(True)
+            task.cancel()
+            return
+
+
 def stream_response(
     body: AsyncIterator[bytes], transport: Transport, headers: Mapping[str, str]
 ) -> StreamingResponse:
     """A streaming response of ``body`` with the transport's media type and no-buffering headers."""
     if transport is Transport.NDJSON:
-        return StreamingResponse(body, headers=dict(headers), media_type=NDJSON_MEDIA_TYPE)
-    response = StreamingResponse(body, headers={**SSE_HEADERS, **headers})
+        return BodyStream(body, headers=dict(headers), media_type=NDJSON_MEDIA_TYPE)
+    response = BodyStream(body, headers={**SSE_HEADERS, **headers})
     response.headers["content-type"] = SSE_CONTENT_TYPE
     return response
