@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
+from starlette.types import Message
 
 from turnwire import json_input
 from turnwire.errors import InputError
@@ -62,8 +63,31 @@ async def read_body(request: Request, max_bytes: int) -> bytes:
                 raise BodyTooLarge(max_bytes)
         except ValueError:
             pass  # the server rejects a malformed Content-Length before we get here
+    if declared is not None and not hasattr(request, "_body"):
+        # The usual request: its length declared and the whole body in one message. Read from
+        # ``receive`` directly: Starlette's ``stream()`` is an async generator of its own.
+        message = await request.receive()
+        if message["type"] == "http.request" and not message.get("more_body", False):
+            body = message.get("body", b"")
+            if len(body) > max_bytes:
+                raise BodyTooLarge(max_bytes)
+            return body
+        return await _rest(request, max_bytes, message)
+    return await _rest(request, max_bytes, None)
+
+
+async def _rest(request: Request, max_bytes: int, first: Message | None) -> bytes:
+    """The body from ``first`` (a message already received) on, counted as it arrives."""
     chunks: list[bytes] = []
     size = 0
+    if first is not None:
+        if first["type"] == "http.disconnect":
+            raise ClientDisconnect()
+        chunk = first.get("body", b"")
+        size = len(chunk)
+        if size > max_bytes:
+            raise BodyTooLarge(max_bytes)
+        chunks.append(chunk)
     async for chunk in request.stream():
         size += len(chunk)
         if size > max_bytes:
