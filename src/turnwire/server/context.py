@@ -54,7 +54,7 @@ class AppContext:
             # Stop signals travel on the pub/sub to the other processes' turns. An in-process
             # pub/sub reaches no other process: stops are delivered here directly, and no turn
             # pays for a subscription and a task that watch for them.
-            signals = None if isinstance(self.pubsub, LocalPubSub) else self.pubsub
+            signals = None if type(self.pubsub) is LocalPubSub else self.pubsub
             self._turns = LiveTurns(signals, _turn_logs(self.pubsub))
         return self._turns
 

@@ -110,3 +110,26 @@ async def test_a_chunk_log_read_waits_for_the_next_chunk_or_the_timeout() -> Non
     assert await waiting == [b"a"]
     log.close()
     assert await log.read(1, None) == []
+
+
+async def test_a_read_that_times_out_leaves_no_waiter_and_the_next_read_still_wakes() -> None:
+    log = ChunkLog()
+    for _ in range(3):
+        assert await log.read(0, 0.001) == []
+    assert log._waiters == []  # timed-out readers are not kept until the next append
+    waiting = asyncio.ensure_future(log.read(0, 5))
+    await asyncio.sleep(0)
+    log.append(b"a")
+    assert await waiting == [b"a"]
+
+
+async def test_a_cancelled_reader_does_not_stop_the_others_waking() -> None:
+    log = ChunkLog()
+    gone = asyncio.ensure_future(log.read(0, None))
+    staying = asyncio.ensure_future(log.read(0, None))
+    await asyncio.sleep(0)
+    gone.cancel()
+    await asyncio.sleep(0)
+    log.append(b"a")
+    assert await staying == [b"a"]
+    assert gone.cancelled()
