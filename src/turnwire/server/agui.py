@@ -9,6 +9,7 @@ client's ``tools``, ``state``, ``context`` and ``forwardedProps`` reach the agen
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
@@ -84,9 +85,10 @@ _OPENAPI_BODY = {
 }
 
 
-def agui_router() -> APIRouter:
-    """The AG-UI routes, serving the same agents and sessions as every other door."""
-    router = APIRouter(tags=["agui"])
+def agui_router(dependencies: Sequence[Any] = ()) -> APIRouter:
+    """The AG-UI routes, serving the same agents and sessions as every other door (each route
+    with ``dependencies``: see ``app.create_router``)."""
+    router = APIRouter(tags=["agui"], dependencies=list(dependencies))
     add_door(router, "agui", agui, summary="AG-UI run", responses=_RESPONSES, openapi_extra=_OPENAPI_BODY)
     return router
 

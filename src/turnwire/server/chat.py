@@ -9,6 +9,7 @@ conversation again under the id of the message being regenerated.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
@@ -68,9 +69,10 @@ _OPENAPI_BODY = {
 }
 
 
-def chat_router() -> APIRouter:
-    """The useChat-native routes, serving the same agents and sessions as ``/invoke``."""
-    router = APIRouter(tags=["chat"])
+def chat_router(dependencies: Sequence[Any] = ()) -> APIRouter:
+    """The useChat-native routes, serving the same agents and sessions as ``/invoke`` (each route
+    with ``dependencies``: see ``app.create_router``)."""
+    router = APIRouter(tags=["chat"], dependencies=list(dependencies))
     add_door(router, "chat", chat, summary="useChat", responses=_RESPONSES, openapi_extra=_OPENAPI_BODY)
     from turnwire.server.chat_resume import add_resume_routes  # it reads this module's constants
 

@@ -9,6 +9,7 @@ Only then does the turn start, on the one pipeline (``server.pipeline``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Final
 from urllib.parse import unquote
@@ -120,9 +121,10 @@ _AGENT_FAILED: Final = "agent_run_failed"
 _MISPLACED = 'messages belong in data.inputs.messages: {"data": {"inputs": {"messages": [...]}}}'
 
 
-def invoke_router() -> APIRouter:
-    """The invoke routes (bound to an ``AppContext`` by the router that includes them)."""
-    router = APIRouter(tags=["invoke"])
+def invoke_router(dependencies: Sequence[Any] = ()) -> APIRouter:
+    """The invoke routes, each with ``dependencies`` (``app.create_router`` gives them the
+    ``AppContext`` binding)."""
+    router = APIRouter(tags=["invoke"], dependencies=list(dependencies))
     add_door(
         router,
         "invoke",

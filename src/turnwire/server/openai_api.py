@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
@@ -134,8 +135,8 @@ _OPENAPI_BODY = {
 }
 
 
-def openai_router() -> APIRouter:
-    router = APIRouter(prefix="/v1", tags=["openai"])
+def openai_router(dependencies: Sequence[Any] = ()) -> APIRouter:
+    router = APIRouter(prefix="/v1", tags=["openai"], dependencies=list(dependencies))
     router.add_api_route(
         "/models", list_models, methods=["GET"], summary="OpenAI: the served agents as models"
     )
