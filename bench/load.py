@@ -8,10 +8,22 @@ level the asyncio load generator (aiohttp) opens N streams at once and records t
 the arrival time of every frame, errors (non-200, exceptions, a stream that is not exactly
 ``3n + 2`` frames ending in ``done``), and the server's CPU time and RSS from ``/proc``.
 
-Two variants per level: ``cadence`` is the demo's ``count to <n>`` with its 50 ms pause between
-numbers (latency under load); ``fast`` has no pause (throughput and CPU per frame).
+Three variants per level, each the same stream length on every server: ``cadence`` is the demo's
+``count to <n>`` with its 50 ms pause between numbers (latency under load); ``fast`` has no pause
+(throughput and CPU per frame, per-request cost included); ``long`` is ``fast`` with a longer count
+(per-frame cost with the per-request cost spread thin). RSS per open stream (cadenced levels, which
+run first): the peak RSS while the level's streams are open, minus the idle RSS after warm-up,
+divided by the streams; the top cadenced level runs twice back to back (two rounds) to show it flat.
 
-    bench/.venv/bin/python bench/load.py [--levels 10,100,1000] [--count 20] [--fast-count 100]
+    bench/.venv/bin/python bench/load.py [--levels 10,100,1000] [--count 20] [--fast-count 10]
+        [--long-count 100] [--servers turnwire,floor] [--baseline-src OTHER/src]
+        [--http uvicorn|granian] [--server-python PATH]
+
+``--http granian`` runs every app under granian instead of uvicorn (``turnwire serve``'s app from
+``serve_app.py``); CPU and RSS then count the server's worker process too. ``--server-python`` runs
+the servers with another interpreter (one that has granian). ``--baseline-src`` adds
+``turnwire-base``: ``turnwire serve`` from another checkout's ``src`` (an A/B of two commits in one
+run). Servers import turnwire from ``PYTHONPATH`` when it is set.
 """
 
 from __future__ import annotations
@@ -55,6 +67,10 @@ class Level:
     late_p99_ms: float = 0.0
     cpu_us_per_frame: float = 0.0
     rss_mb: float = 0.0
+    rss_open_mb: float = 0.0
+    """Peak RSS while the level ran (its streams open)."""
+    rss_per_stream_kb: float = 0.0
+    """(``rss_open_mb`` - the idle RSS after warm-up) / streams."""
     error_kinds: dict[str, int] = field(default_factory=dict)
 
 
@@ -64,16 +80,47 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def proc_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (granian serves from a worker process of its own)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError):
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(entry.name))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo += children.get(p, [])
+    return out
+
+
 def proc_cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
+    total = 0
+    for p in TREES.get(pid, [pid]):
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+    return total / TICK
 
 
 def proc_rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
+    total = 0
+    for p in TREES.get(pid, [pid]):
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+    return total / 1024
+
+
+TREES: dict[int, list[int]] = {}
+"""Server pid -> the processes whose CPU and RSS count as the server's (itself when absent)."""
+HTTP = ["uvicorn"]
+"""``--http``: the HTTP server every app runs under."""
+SERVER_PYTHON: list[str] = []
+"""``--server-python``: the interpreter the servers run with (default: this one)."""
 
 
 @contextlib.contextmanager
@@ -81,21 +128,33 @@ def server(kind: str, workdir: str) -> Iterator[tuple[str, int]]:
     """Start ``kind`` on a free loopback port; yield (base URL, pid).
 
     ``turnwire``: ``turnwire serve`` as shipped (records every turn in its SQLite store, keepalive
-    15 s); ``turnwire-nostore``: ``stream_app`` (the same routes, no store, keepalive off: the
-    streaming core alone); ``floor``: ``floor_app``.
+    15 s); ``turnwire-nullstore``: its app over a store that keeps nothing (``serve_app.py``: the
+    bound for any store engine); ``turnwire-nostore``: ``stream_app`` (the same routes, no store,
+    keepalive off: the streaming core alone); ``floor``: ``floor_app``.
     """
     port = free_port()
-    bindir = Path(sys.executable).parent
-    if kind == "turnwire":
+    python = SERVER_PYTHON[0] if SERVER_PYTHON else sys.executable
+    bindir = Path(python).parent
+    path = [str(BENCH), *filter(None, [os.environ.get("PYTHONPATH")])]
+    if kind == "turnwire-base":
+        path.insert(0, BASELINE_SRC[0])
+        kind = "turnwire"
+    if kind == "turnwire-nullstore":  # serve_app.nullstore_app: the same app, a store that keeps nothing
+        cmd = [python, "-m", "uvicorn", "serve_app:nullstore_app", "--app-dir", str(BENCH)]
+        cmd += ["--host", "127.0.0.1", "--port", str(port), "--log-level", "info"]
+    elif HTTP[0] == "granian":  # the same apps, access log on, uvloop as under uvicorn
+        module = {"turnwire": "serve_app:app", "floor": "floor_app:app"}.get(kind, "stream_app:app")
+        cmd = [str(bindir / "granian"), "--interface", "asgi", "--loop", "uvloop", "--no-ws", "--access-log"]
+        cmd += ["--host", "127.0.0.1", "--port", str(port), "--working-dir", str(BENCH), module]
+    elif kind == "turnwire":
         cmd = [str(bindir / "turnwire"), "serve", "--host", "127.0.0.1", "--port", str(port)]
         cmd += ["--agent", "fast=count_agent:fast_count"]  # defaults otherwise, keepalive 15 s included
     else:
         module = "floor_app:app" if kind == "floor" else "stream_app:app"
-        cmd = [sys.executable, "-m", "uvicorn", module, "--app-dir", str(BENCH)]
+        cmd = [python, "-m", "uvicorn", module, "--app-dir", str(BENCH)]
         cmd += ["--host", "127.0.0.1", "--port", str(port), "--log-level", "info"]
-    # An inherited PYTHONPATH stays behind BENCH, so a worktree's src/ can be measured.
-    path = os.pathsep.join(p for p in (str(BENCH), os.environ.get("PYTHONPATH", "")) if p)
-    env = dict(os.environ, PYTHONPATH=path, TURNWIRE_DB_URL=STORE_URL or f"sqlite:///{workdir}/load.db")
+    db_url = STORE_URL or f"sqlite:///{workdir}/load.db"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), TURNWIRE_DB_URL=db_url)
     log = open(Path(workdir) / f"{kind}.log", "wb")  # noqa: SIM115 - closed in finally
     proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
@@ -106,6 +165,7 @@ def server(kind: str, workdir: str) -> Iterator[tuple[str, int]]:
             if proc.poll() is not None:
                 raise RuntimeError(f"{kind} server exited; see {log.name}")
             time.sleep(0.1)
+        TREES[proc.pid] = proc_tree(proc.pid)
         yield f"http://127.0.0.1:{port}", proc.pid
     finally:
         proc.terminate()
@@ -145,8 +205,14 @@ HEADERS = {"accept": "text/event-stream", "content-type": "application/json"}
 SERVERS = ("turnwire", "turnwire-nostore", "floor")
 STORE_URL = ""
 """``turnwire serve``'s store (``--store-url``); empty: a SQLite file in the run's directory."""
+REPEAT = ("cadence", "cadence (repeat)")
+"""The two rounds of the top cadenced level, back to back: RSS per open stream must not grow."""
+BASELINE_SRC: list[str] = []
+"""``--baseline-src``: the ``src`` folder ``turnwire-base`` imports turnwire from."""
 LABELS = {
     "turnwire": "turnwire serve (stores turns)",
+    "turnwire-base": "turnwire serve, baseline checkout",
+    "turnwire-nullstore": "turnwire serve's app, a store that keeps nothing",
     "turnwire-nostore": "turnwire routes, no store",
     "floor": "bare Starlette floor",
 }
@@ -167,21 +233,34 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-async def run_level(base: str, pid: int, server_name: str, variant: str, streams: int, n: int) -> Level:
+async def sample_rss(pid: int, peak: list[float]) -> None:
+    """Keep ``peak[0]`` the highest RSS of ``pid`` seen, every 20 ms until cancelled."""
+    while True:
+        peak[0] = max(peak[0], proc_rss_mb(pid))
+        await asyncio.sleep(0.02)
+
+
+async def run_level(
+    base: str, pid: int, server_name: str, variant: str, streams: int, n: int, rss_idle: float = 0.0
+) -> Level:
+    fast = variant != "cadence"
     if server_name != "floor":
-        url = base + ("/agents/fast/invoke" if variant == "fast" else "/invoke")
+        url = base + ("/agents/fast/invoke" if fast else "/invoke")
     else:
-        url = base + ("/invoke?cadence=0" if variant == "fast" else "/invoke")
+        url = base + ("/invoke?cadence=0" if fast else "/invoke")
     payload = body(n)
     level = Level(server_name, variant, streams, n)
     connector = aiohttp.TCPConnector(limit=0, force_close=True)
     timeout = aiohttp.ClientTimeout(total=LEVEL_TIMEOUT)
     async with aiohttp.ClientSession(connector=connector, timeout=timeout) as http:
+        peak = [0.0]
+        sampler = asyncio.ensure_future(sample_rss(pid, peak))
         cpu0, t0 = proc_cpu_s(pid), time.perf_counter()
         tasks = [asyncio.ensure_future(one_stream(http, url, payload, n)) for _ in range(streams)]
         results = await asyncio.gather(*tasks, return_exceptions=True)
         level.wall_s = time.perf_counter() - t0
         cpu = proc_cpu_s(pid) - cpu0
+        sampler.cancel()
     ttfbs, gaps, late = [], [], []
     for r in results:
         err = repr(type(r).__name__) if isinstance(r, BaseException) else r.get("error")
@@ -202,6 +281,9 @@ async def run_level(base: str, pid: int, server_name: str, variant: str, streams
     level.late_p99_ms = pct(late, 0.99) * 1e3
     level.cpu_us_per_frame = cpu / max(level.frames, 1) * 1e6
     level.rss_mb = proc_rss_mb(pid)
+    level.rss_open_mb = max(peak[0], level.rss_mb)
+    if rss_idle and variant == "cadence":  # run first, from idle: later levels reuse freed memory
+        level.rss_per_stream_kb = (level.rss_open_mb - rss_idle) * 1024 / streams
     return level
 
 
@@ -209,23 +291,33 @@ async def run_server(base: str, pid: int, name: str, args: argparse.Namespace) -
     await run_level(base, pid, name, "fast", 10, 10)  # warm-up: imports, first connections
     rss_idle = proc_rss_mb(pid)
     out: list[Level] = []
-    fast_n = args.stored_fast_count if name == "turnwire" else args.fast_count
-    for variant, n in (("cadence", args.count), ("fast", fast_n)):
+    variants = [("cadence", args.count), ("fast", args.fast_count)]
+    if args.long_count:
+        variants.append(("long", args.long_count))
+    top = max(args.levels)
+    for variant, n in variants:
         for streams in args.levels:
-            level = await run_level(base, pid, name, variant, streams, n)
+            level = await run_level(base, pid, name, variant, streams, n, rss_idle)
             out.append(level)
+            if (variant, streams) == ("cadence", top):
+                # memory must be flat: the same load again, at once, must not grow the server
+                again = await run_level(base, pid, name, "cadence", top, n, rss_idle)
+                again.variant = "cadence (repeat)"
+                out.append(again)
             print(
                 f"  {name:8} {variant:7} N={streams:<5} {level.frames_per_s:10,.0f} frames/s  "
                 f"p99 gap {level.gap_p99_ms:7.1f} ms  late p99 {level.late_p99_ms:6.1f} ms  "
                 f"ttfb p99 {level.ttfb_p99_ms:7.1f} ms  cpu {level.cpu_us_per_frame:6.1f} us/frame  "
-                f"rss {level.rss_mb:6.1f} MB  errors {level.errors}",
+                f"rss {level.rss_mb:6.1f} MB ({level.rss_per_stream_kb:5.1f} KB/stream open)  "
+                f"errors {level.errors}",
                 flush=True,
             )
-    # memory must be flat: the same 1,000-stream load again must not grow the server
-    again = await run_level(base, pid, name, "cadence", max(args.levels), args.count)
-    again.variant = "cadence (repeat)"
-    out.append(again)
-    print(f"  {name:8} idle rss {rss_idle:.1f} MB; after repeat of N={again.streams}: {again.rss_mb:.1f} MB")
+    first, again = (next(lv for lv in out if (lv.variant, lv.streams) == (v, top)) for v in REPEAT)
+    print(
+        f"  {name:8} idle rss {rss_idle:.1f} MB; N={again.streams} cadenced, open: round 1 "
+        f"{first.rss_open_mb:.1f} MB ({first.rss_per_stream_kb:.1f} KB/stream), round 2 "
+        f"{again.rss_open_mb:.1f} MB ({again.rss_per_stream_kb:.1f} KB/stream); after: {again.rss_mb:.1f} MB"
+    )
     return out
 
 
@@ -236,8 +328,21 @@ def check_same_bytes(name: str, base: str) -> None:
     frames = []
     for path in ("/invoke?cadence=0" if name == "floor" else "/agents/fast/invoke", "/invoke"):
         text = httpx.post(base + path, content=body(3), headers=HEADERS, timeout=30).content
-        frames.append([f for f in text.split(b"\n\n") if f and b'"done"' not in f])
+        frames.append(_without_ids([f for f in text.split(b"\n\n") if f]))
     assert frames[0] == frames[1] == EXPECTED, (name, frames)
+
+
+def _without_ids(frames: list[bytes]) -> list[bytes]:
+    """The frames but ``done`` without their ``id: <trace id>:<n>`` lines, checked to number them
+    1, 2, … (a checkout from before event ids has none)."""
+    out = []
+    for number, frame in enumerate(frames, 1):
+        if frame.startswith(b"id: "):
+            head, _, frame = frame.partition(b"\n")
+            assert head.endswith(b":%d" % number), (head, number)
+        if b'"done"' not in frame:
+            out.append(frame)
+    return out
 
 
 def plot(levels: list[Level], out_dir: Path) -> None:
@@ -251,8 +356,15 @@ def plot(levels: list[Level], out_dir: Path) -> None:
         ("gap_p99_ms", "p99 inter-frame gap (ms)", "w4_p99_latency.png"),
     ):
         fig, ax = plt.subplots(figsize=(7, 4.5))
-        for server_name, style in (("turnwire", "-o"), ("turnwire-nostore", "-^"), ("floor", "--s")):
-            for variant in ("cadence", "fast"):
+        styles = (
+            ("turnwire", "-o"),
+            ("turnwire-base", ":o"),
+            ("turnwire-nullstore", "-.o"),
+            ("turnwire-nostore", "-^"),
+            ("floor", "--s"),
+        )
+        for server_name, style in styles:
+            for variant in ("cadence", "fast", "long"):
                 pts = [
                     (lv.streams, getattr(lv, metric))
                     for lv in levels
@@ -277,8 +389,8 @@ def table(levels: list[Level]) -> str:
     floor = {(lv.variant, lv.streams): lv for lv in levels if lv.server == "floor"}
     rows = [
         "| variant | N | server | frames/s | TTFB p50 / p99 ms | gap p50 / p99 ms | late p99 ms "
-        "| CPU µs/frame | RSS MB | errors | CPU/frame ÷ floor | frames/s ÷ floor |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| CPU µs/frame | RSS MB | RSS KB/open stream | errors | CPU/frame ÷ floor | frames/s ÷ floor |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for lv in levels:
         base = floor.get((lv.variant, lv.streams))
@@ -289,7 +401,8 @@ def table(levels: list[Level]) -> str:
         rows.append(
             f"| {lv.variant} (n={lv.count}) | {lv.streams:,} | {lv.server} | {lv.frames_per_s:,.0f} "
             f"| {lv.ttfb_p50_ms:.1f} / {lv.ttfb_p99_ms:.1f} | {lv.gap_p50_ms:.2f} / {lv.gap_p99_ms:.1f} "
-            f"| {lv.late_p99_ms:.1f} | {lv.cpu_us_per_frame:.1f} | {lv.rss_mb:.0f} | {lv.errors} "
+            f"| {lv.late_p99_ms:.1f} | {lv.cpu_us_per_frame:.1f} | {lv.rss_mb:.0f} "
+            f"| {f'{lv.rss_per_stream_kb:.1f}' if lv.rss_per_stream_kb else '—'} | {lv.errors} "
             f"| {ratio} | {tput} |"
         )
     return "\n".join(rows)
@@ -299,13 +412,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--levels", default="10,100,1000", type=lambda s: [int(x) for x in s.split(",")])
     ap.add_argument("--count", type=int, default=20, help="n of count to <n> with the 50 ms cadence")
-    ap.add_argument("--fast-count", type=int, default=100, help="n of count to <n> without pause")
+    ap.add_argument("--fast-count", type=int, default=10, help="n of count to <n> without pause")
     ap.add_argument(
-        "--stored-fast-count",
-        type=int,
-        default=10,
-        help="n of the fast variant on turnwire serve, which writes each message to its store",
+        "--long-count", type=int, default=100, help="n of the long variant without pause (0: skip it)"
     )
+    ap.add_argument("--servers", default=",".join(SERVERS), help="which servers to run, comma-separated")
+    ap.add_argument("--baseline-src", help="another checkout's src: adds the server turnwire-base")
+    ap.add_argument("--http", choices=("uvicorn", "granian"), default="uvicorn", help="the HTTP server")
+    ap.add_argument("--server-python", help="the interpreter of the servers (default: this one)")
     ap.add_argument("--out", type=Path, default=BENCH / "out")
     ap.add_argument("--plots", type=Path, default=BENCH / "plots")
     ap.add_argument(
@@ -313,7 +427,6 @@ def main() -> None:
         default="",
         help="turnwire serve's store URL; 'postgres': a throwaway PostgreSQL (tests/services.py)",
     )
-    ap.add_argument("--servers", default=",".join(SERVERS), help="which servers to run, comma-separated")
     args = ap.parse_args()
     with contextlib.ExitStack() as stack:
         global STORE_URL
@@ -329,6 +442,12 @@ def main() -> None:
 def run(args: argparse.Namespace, servers: list[str]) -> None:
     args.out.mkdir(exist_ok=True)
     args.plots.mkdir(exist_ok=True)
+    HTTP[0] = args.http
+    if args.server_python:
+        SERVER_PYTHON.append(args.server_python)
+    if args.baseline_src:
+        BASELINE_SRC.append(str(Path(args.baseline_src).resolve()))
+        servers.insert(servers.index("turnwire") + 1 if "turnwire" in servers else 0, "turnwire-base")
     levels: list[Level] = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in servers:  # one server process at a time
