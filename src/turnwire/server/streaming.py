@@ -68,7 +68,8 @@ async def stream_body(
         pull = run.pull
         error: str | None = None
         try:
-            while True:
+            ended = False
+            while not ended:
                 try:
                     event = await pull(interval)
                 except StopAsyncIteration:
@@ -78,9 +79,14 @@ async def stream_body(
                     continue
                 out = [to_bytes(event)]
                 # Then what is already buffered, without waiting. After the final event the run may
-                # still wait for its agent to stop: that must not hold the last frames back.
+                # still wait for its agent to stop: that must not hold the last frames back. A run
+                # may also end here without a stop reason (an EventRun other than TurnRun).
                 while run.stop_reason is None:
-                    event = await pull(0)
+                    try:
+                        event = await pull(0)
+                    except StopAsyncIteration:
+                        ended = True
+                        break
                     if event is None:
                         break
                     out.append(to_bytes(event))

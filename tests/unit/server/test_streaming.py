@@ -54,6 +54,29 @@ async def bodies(stream: AsyncIterator[bytes]) -> list[bytes]:
     return [b async for b in stream]
 
 
+class _BareRun:
+    """An ``EventRun`` that is only its events: no stop reason, ``pull`` never waits."""
+
+    stop_reason = None
+
+    def __init__(self, events: list[Event]) -> None:
+        self._it = iter(events)
+
+    async def pull(self, timeout: float | None) -> Event:
+        for event in self._it:
+            return event
+        raise StopAsyncIteration
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_a_run_ending_without_a_stop_reason_ends_the_stream_cleanly() -> None:
+    events = busy_turn(5)[:-1]  # no Done: the run just ends
+    out = await bodies(stream_body(_BareRun(events), AgentaFrames(), Transport.SSE))
+    assert b"".join(out) == b"".join(sse_frame(event_to_frame(e)) for e in events)
+
+
 @pytest.mark.parametrize("keepalive", [None, 15.0])
 async def test_agenta_sse_bytes_equal_framing_each_delivered_event(keepalive: float | None) -> None:
     expected = b"".join(sse_frame(event_to_frame(e)) for e in await delivered(busy_turn()))
