@@ -108,7 +108,9 @@ class Database:
             args, kwargs = self.writer.dialect.create_connect_args(self.writer.url)
             for name in ("prepared_statement_cache_size", "prepared_statement_name_func", "async_creator_fn"):
                 kwargs.pop(name, None)
-            self.pg = await asyncpg.create_pool(*args, min_size=1, max_size=self.pg_pool_size, **kwargs)
+            self.pg = await asyncpg.create_pool(
+                *args, min_size=1, max_size=self.pg_pool_size, reset=_keep_session, **kwargs
+            )
 
     async def pg_fetch(self, sql: str, *args: Any) -> list[Any]:
         """PostgreSQL: one statement straight on asyncpg (prepared once per connection, one round
@@ -167,6 +169,14 @@ class Database:
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
             self._scratch = None
+
+
+async def _keep_session(_conn: asyncpg.Connection) -> None:
+    """What the asyncpg pool runs on a connection it takes back: nothing. Its default sends
+    ``RESET ALL; UNLISTEN *; CLOSE ALL; …`` — a second round trip for every one-statement
+    ``pg_fetch``, which under load waits for the event loop like the statement did and so holds
+    the connection from the next request twice as long. Nothing here sets session state, listens,
+    takes advisory locks or opens cursors; an open transaction is still rolled back by the pool."""
 
 
 def _sqlite_path(url: str) -> tuple[str, bool]:
