@@ -90,3 +90,32 @@ async def test_a_recorder_given_the_clock_stamps_after_it(store: SqlStore) -> No
     (stored,) = await store.list_messages(task)
     assert parse_time(stored["created_at"], ("created_at",)) == ahead + MS
     assert stored["content"]["content"] == "x"
+
+
+async def test_a_burst_of_lookups_gives_each_session_what_one_lookup_would(store: SqlStore) -> None:
+    # On PostgreSQL lookups arriving together go out as one statement: each must still get the
+    # rules of a lookup alone (an id wins over a name, a deleted name is a conflict, one creation).
+    by_id = await store.create_task(name="first")
+    named = await store.create_task(name="named")
+    gone = await store.create_task(name="gone")
+    await store.delete_task(gone["id"])
+    await store.create_task(name=by_id["id"])
+    statements: list[str] = []
+    store.db.trace = statements.append
+    asks = [by_id["id"], "named", "gone", "new-a", "new-b", "new-a", gone["id"], *(f"s{i}" for i in range(30))]
+    results = await asyncio.gather(*(store.session_task(ask) for ask in asks), return_exceptions=True)
+    store.db.trace = None
+    by_ask = dict(zip(asks, results, strict=False))
+    assert by_ask[by_id["id"]].task["id"] == by_id["id"] and not by_ask[by_id["id"]].created
+    assert by_ask["named"].task == named and not by_ask["named"].created
+    assert isinstance(results[2], ConflictError)
+    new_a = [r for a, r in zip(asks, results, strict=True) if a == "new-a"]
+    assert new_a[0].task["id"] == new_a[1].task["id"] and [r.created for r in new_a] == [True, False]
+    assert by_ask[gone["id"]].created and by_ask[gone["id"]].task["name"] == gone["id"]
+    for ask, found in zip(asks[7:], results[7:], strict=True):
+        assert found.created and found.task == await store.get_task(found.task["id"])
+        assert found.task["name"] == ask and found.clock == 0
+    assert len(await store.list_tasks(limit=100)) == 3 + 3 + 30  # live: deleted ones are not listed
+    if store.db.dialect == "postgresql":
+        # The lookups queued behind the first went out together; "new-a" again waited for its own.
+        assert len(statements) <= 4, statements

@@ -18,6 +18,7 @@ from turnwire.store.clock import now_us, to_iso
 from turnwire.store.engine import Database
 from turnwire.store.errors import ConflictError, NotFoundError
 from turnwire.store.filters import jsonb_of
+from turnwire.store.pg_sessions import PgSessions
 from turnwire.store.schema import tasks
 
 T = tasks.c
@@ -106,6 +107,7 @@ def _of(tenant: str | None) -> list[Any]:
 
 class TaskQueries:
     db: Database
+    _pg_sessions: PgSessions | None = None
 
     async def _idempotent(self, scope: str, idem: Idempotency | None, work: Any) -> Any:
         raise NotImplementedError  # provided by SqlStore
@@ -169,7 +171,9 @@ class TaskQueries:
         now = now_us()
         task_id = str(uuid.uuid4())
         if self.db.dialect == "postgresql":
-            rows = await self.db.pg_fetch(_SESSION_PG_CREATE, session_id, tenant, task_id, now)
+            if self._pg_sessions is None:
+                self._pg_sessions = PgSessions(self.db.pg_fetch, self._session_pg_alone)
+            rows = await self._pg_sessions.find_or_create(session_id, tenant, task_id, now)
             if rows and rows[-1][9]:
                 return SessionTask(_task(rows[-1]), True, 0)
             found = _pick_session(rows, session_id)
@@ -190,6 +194,9 @@ class TaskQueries:
                 raise
             return SessionTask(_task(found), False, found[8])
         return SessionTask(_task((task_id, session_id, "RUNNING", None, None, None, now, now)), True, 0)
+
+    async def _session_pg_alone(self, session_id: str, tenant: str, task_id: str, now: int) -> list[Any]:
+        return await self.db.pg_fetch(_SESSION_PG_CREATE, session_id, tenant, task_id, now)
 
     async def _session_row(self, session_id: str, tenant: str) -> Any:
         if self.db.dialect == "sqlite":
