@@ -102,7 +102,16 @@ async def test_a_burst_of_lookups_gives_each_session_what_one_lookup_would(store
     await store.create_task(name=by_id["id"])
     statements: list[str] = []
     store.db.trace = statements.append
-    asks = [by_id["id"], "named", "gone", "new-a", "new-b", "new-a", gone["id"], *(f"s{i}" for i in range(30))]
+    asks = [
+        by_id["id"],
+        "named",
+        "gone",
+        "new-a",
+        "new-b",
+        "new-a",
+        gone["id"],
+        *(f"s{i}" for i in range(30)),
+    ]
     results = await asyncio.gather(*(store.session_task(ask) for ask in asks), return_exceptions=True)
     store.db.trace = None
     by_ask = dict(zip(asks, results, strict=False))

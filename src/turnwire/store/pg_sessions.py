@@ -18,13 +18,17 @@ from typing import Any, Final
 
 _MAX_GROUP: Final = 500
 
-# ``r.k`` numbers the lookups; every row of the answer carries the ``k`` it belongs to.
+# ``r.k`` numbers the lookups; every row of the answer carries the ``k`` it belongs to. The tasks
+# found by id and by name are two joins: one join on ``id = sid OR name = sid`` scans the table.
 _GROUP_SQL: Final = (
     "WITH req AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) "
     "WITH ORDINALITY AS r(sid, tenant, new_id, now, k)), "
     "found AS (SELECT r.k, t.id, t.name, t.status, t.status_reason, t.params, t.task_metadata, "
     "t.created_at, t.updated_at, t.last_created_at FROM req AS r JOIN tasks AS t "
-    "ON (t.id = r.sid OR t.name = r.sid) AND t.tenant = r.tenant), "
+    "ON t.id = r.sid AND t.tenant = r.tenant UNION ALL "
+    "SELECT r.k, t.id, t.name, t.status, t.status_reason, t.params, t.task_metadata, "
+    "t.created_at, t.updated_at, t.last_created_at FROM req AS r JOIN tasks AS t "
+    "ON t.name = r.sid AND t.tenant = r.tenant AND t.id != r.sid), "
     "ins AS (INSERT INTO tasks (id, name, status, created_at, updated_at, tenant) "
     "SELECT r.new_id, r.sid, 'RUNNING', r.now, r.now, r.tenant FROM req AS r "
     "WHERE NOT EXISTS (SELECT 1 FROM found AS f "
