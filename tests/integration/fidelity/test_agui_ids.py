@@ -39,13 +39,13 @@ def _numbered(steps: list[tuple[Any, ...]]) -> list[list[Any]]:
     answers a call made before it, once, with no text between them.
 
     Left out as they are no id question: a result for a call never made (the stream drops it, the
-    store keeps it), a second result (the client re-sends it) and a text between a call and its
-    result (the client holds the result right after the call): each makes the client's next
-    history differ from the stored order, so the store rewinds to the client's view, which lacks
-    the activity messages clients do not send back.
+    store keeps it), a second result (the client re-sends it) and a text, reasoning or data between
+    a call and its result (the client holds the result right after the call): each makes the
+    client's next history differ from the stored order, so the store rewinds to the client's view,
+    which lacks the activity messages clients do not send back.
     """
     out: list[list[Any]] = []
-    calls: list[int] = []  # per call: how many texts came before it
+    calls: list[int] = []  # per call: how many texts, thoughts and data came before it
     texts, answered = 0, set()
     for step in steps:
         kind = step[0]
@@ -53,7 +53,7 @@ def _numbered(steps: list[tuple[Any, ...]]) -> list[list[Any]]:
             out.append(["call", len(calls)])
             calls.append(texts)
             continue
-        if kind in ("text", "start", "delta"):
+        if kind in ("text", "start", "delta", "thought", "tstart", "tdelta", "data"):
             texts += 1
         if kind == "result":
             k = step[1] % len(calls) if calls else -1
