@@ -143,3 +143,25 @@ async def test_claims_of_two_tokens_in_either_order_never_deadlock(store: SqlSto
     results = await asyncio.gather(*(store.claim_decisions(task["id"], order) for order in orders))
     for claim in (one, two):
         assert sum(r[claim.token_digest].first for r in results) == 1
+
+
+async def test_get_task_of_a_tenant_reads_its_own_live_tasks_only(store: SqlStore) -> None:
+    """``get_task(tenant=...)`` (what every tenant-scoped request asks first): the tenant's own task
+    with every field; another tenant's, a deleted one and an unknown id are all missing."""
+    mine = await store.create_task(name="mine", params={"a": [1, 2]}, tenant="acme")
+    theirs = await store.create_task(name="theirs", tenant="other")
+    gone = await store.create_task(name="gone", tenant="acme")
+    await store.delete_task(gone["id"])
+
+    assert await store.get_task(mine["id"], tenant="acme") == mine
+    assert await store.get_task(mine["id"]) == mine  # no tenant: any tenant's
+    for task_id, tenant in (
+        (theirs["id"], "acme"),
+        (gone["id"], "acme"),
+        (gone["id"], None),
+        ("nope", "acme"),
+    ):
+        with pytest.raises(NotFoundError):
+            await store.get_task(task_id, tenant=tenant)
+    view = TenantStore(store, "acme")
+    assert await view.owns(mine["id"]) and not await view.owns(theirs["id"])

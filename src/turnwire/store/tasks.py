@@ -31,6 +31,11 @@ _SESSION_SQLITE = (
     "SELECT id, name, status, status_reason, params, task_metadata, created_at, updated_at, "
     "last_created_at FROM tasks WHERE (id = ? OR name = ?) AND tenant = ?"
 )
+_GET_SQLITE = (
+    "SELECT id, name, status, status_reason, params, task_metadata, created_at, updated_at "
+    "FROM tasks WHERE id = ?"
+)
+_GET_OF_SQLITE = _GET_SQLITE + " AND tenant = ?"
 _CREATE_SQLITE = (
     "INSERT INTO tasks (id, name, status, created_at, updated_at, tenant) VALUES (?, ?, 'RUNNING', ?, ?, ?)"
 )
@@ -206,6 +211,16 @@ class TaskQueries:
         return _pick_session(rows, session_id)
 
     async def get_task(self, task_id: str, *, tenant: str | None = None) -> dict[str, Any]:
+        if self.db.dialect == "sqlite":
+            # Every tenant-scoped request asks this first (``TenantStore.owns``): one hop to a reader
+            # thread, not a pool checkout, a greenlet and aiosqlite's thread hand-off.
+            if tenant is None:
+                rows = await self.db.sqlite_read(_fetch, _GET_SQLITE, (task_id,))
+            else:
+                rows = await self.db.sqlite_read(_fetch, _GET_OF_SQLITE, (task_id, tenant))
+            if not rows or rows[0][2] == "DELETED":
+                raise NotFoundError(task_id)
+            return _task(rows[0])
         async with self.db.read() as conn:
             return await self._find(conn, sa.and_(T.id == task_id, *_of(tenant)), task_id)
 
