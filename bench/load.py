@@ -14,6 +14,9 @@ Three variants per level, each the same stream length on every server: ``cadence
 (per-frame cost with the per-request cost spread thin). RSS per open stream (cadenced levels, which
 run first): the peak RSS while the level's streams are open, minus the idle RSS after warm-up,
 divided by the streams; the top cadenced level runs twice back to back (two rounds) to show it flat.
+A level of 10 streams or fewer runs its N streams several times back to back (40 rounds fast and
+long, 5 cadenced) so its CPU per frame rests on enough ``/proc`` ticks; its other figures cover
+every round.
 
     bench/.venv/bin/python bench/load.py [--levels 10,100,1000] [--count 20] [--fast-count 10]
         [--long-count 100] [--servers turnwire,floor] [--baseline-src OTHER/src]
@@ -72,6 +75,8 @@ class Level:
     rss_per_stream_kb: float = 0.0
     """(``rss_open_mb`` - the idle RSS after warm-up) / streams."""
     error_kinds: dict[str, int] = field(default_factory=dict)
+    rounds: int = 1
+    """How many times the N streams ran, back to back (see ``small_level_rounds``)."""
 
 
 def free_port() -> int:
@@ -226,6 +231,17 @@ EXPECTED = [
 ]
 
 
+SMALL_LEVEL = 10
+"""At or below this many streams a level runs several rounds back to back (``small_level_rounds``):
+one round of 10 fast streams is ≈ 1 tick of ``/proc`` CPU time, too coarse to divide by its frames."""
+
+
+def small_level_rounds(variant: str, streams: int) -> int:
+    if streams > SMALL_LEVEL:
+        return 1
+    return 5 if variant == "cadence" else 40  # cadenced rounds take ≈ 1 s of wall time each
+
+
 def pct(values: list[float], q: float) -> float:
     if not values:
         return 0.0
@@ -252,12 +268,16 @@ async def run_level(
     level = Level(server_name, variant, streams, n)
     connector = aiohttp.TCPConnector(limit=0, force_close=True)
     timeout = aiohttp.ClientTimeout(total=LEVEL_TIMEOUT)
+    rounds = small_level_rounds(variant, streams)
+    level.rounds = rounds
     async with aiohttp.ClientSession(connector=connector, timeout=timeout) as http:
         peak = [0.0]
         sampler = asyncio.ensure_future(sample_rss(pid, peak))
         cpu0, t0 = proc_cpu_s(pid), time.perf_counter()
-        tasks = [asyncio.ensure_future(one_stream(http, url, payload, n)) for _ in range(streams)]
-        results = await asyncio.gather(*tasks, return_exceptions=True)
+        results: list = []
+        for _ in range(rounds):  # the same N streams again, back to back: enough /proc ticks to divide
+            tasks = [asyncio.ensure_future(one_stream(http, url, payload, n)) for _ in range(streams)]
+            results += await asyncio.gather(*tasks, return_exceptions=True)
         level.wall_s = time.perf_counter() - t0
         cpu = proc_cpu_s(pid) - cpu0
         sampler.cancel()
