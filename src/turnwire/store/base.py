@@ -182,6 +182,10 @@ class Store(Protocol):
         Everything is checked first: a missing id -> ``NotFoundError``, a message of another task
         -> ``ConflictError``; then nothing is written."""
 
+    async def update_messages_json(self, task_id: str, updates: Mapping[str, dict[str, Any]]) -> bytes:
+        """``update_messages``, its answer as the bytes ``orjson.dumps`` would make of it (what the
+        Agentex batch route sends): no list of dicts, no second serialisation of the contents."""
+
     async def update_contents(self, task_id: str, updates: Mapping[str, dict[str, Any]]) -> None:
         """Replace the contents of messages of ``task_id`` in one statement, without reading them
         first (the recorder's periodic flush of messages it created). Ids that are missing or of

@@ -137,6 +137,10 @@ class TenantStore:
         await self._require(task_id)
         return await self.inner.update_messages(task_id, updates)
 
+    async def update_messages_json(self, task_id: str, updates: Mapping[str, dict[str, Any]]) -> bytes:
+        await self._require(task_id)
+        return await self.inner.update_messages_json(task_id, updates)
+
     async def update_contents(self, task_id: str, updates: Mapping[str, dict[str, Any]]) -> None:
         if await self.owns(task_id):
             await self.inner.update_contents(task_id, updates)
