@@ -119,17 +119,20 @@ _CONTAINERS = (dict, list)
 
 def json_depth(value: Any, stop_after: int) -> int:
     """The nesting depth of a decoded JSON value (a scalar is 0), counting at most ``stop_after + 1``."""
-    # Level by level: one type test per value, and only containers are ever kept.
+    # Level by level, one comprehension per level: one type test per value, and only containers
+    # are ever kept.
     level = [value] if type(value) in _CONTAINERS else []
     depth = 0
     while level:
         depth += 1
         if depth > stop_after:
             return depth
-        below: list[Any] = []
-        for node in level:
-            below += [c for c in (node.values() if type(node) is dict else node) if type(c) in _CONTAINERS]
-        level = below
+        level = [
+            c
+            for node in level
+            for c in (node.values() if type(node) is dict else node)
+            if type(c) in _CONTAINERS
+        ]
     return depth
 
 

@@ -78,13 +78,16 @@ def _text(obj: dict[str, Any], loc: Loc) -> dict[str, Any]:
         fmt = "plain"
     elif not isinstance(fmt, str) or fmt not in FORMATS:
         raise _fail("must be 'markdown', 'plain' or 'code'", (*loc, "format"))
+    content = obj.get("content")
+    attachments = obj.get("attachments")
+    # The usual text (a string, no attachments) without the helpers' calls: a batch has 1,000.
     return {
         "type": "text",
         "author": author,
         "style": style,
         "format": fmt,
-        "content": _str(obj, "content", loc),
-        "attachments": _attachments(obj.get("attachments"), (*loc, "attachments")),
+        "content": content if isinstance(content, str) else _str(obj, "content", loc),
+        "attachments": None if attachments is None else _attachments(attachments, (*loc, "attachments")),
     }
 
 

@@ -101,7 +101,8 @@ async def batch_update(request: Request, store: StoreDep) -> Response:
     task_id = required_id(body, "task_id")
     updates = required(body, "updates", dict, "an object mapping message id to content")
     normalized = {mid: normalize_content(c, ("body", "updates", mid)) for mid, c in updates.items()}
-    return json_response(await store.update_messages(task_id, normalized))
+    answer = await store.update_messages_json(task_id, normalized)
+    return Response(answer, media_type="application/json")
 
 
 @router.post("", openapi_extra=_CREATE, summary="Create Message")
