@@ -16,6 +16,7 @@ import argparse
 import contextlib
 import os
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -73,6 +74,8 @@ def main() -> None:
     headers = {"content-type": "application/json"}
     total = {name: [0.0, 0.0] for name in [*trees, "floor"]}
     cpu = {name: [0.0, 0.0] for name in [*trees, "floor"]}
+    # Per batch, for the median and best: (wall, CPU) of each operation.
+    each: dict[str, list[list[tuple[float, float]]]] = {name: [[], []] for name in [*trees, "floor"]}
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         clients, tasks, pids = {}, {}, {}
         for name, src in trees.items():
@@ -96,24 +99,31 @@ def main() -> None:
             mid, c1 = time.perf_counter(), time.process_time()
             with raw:
                 raw.executemany("UPDATE raw SET content = ?, updated_at = ? WHERE id = ?", updates)
+            end, c2 = time.perf_counter(), time.process_time()
             total["floor"][0] += mid - start
-            total["floor"][1] += time.perf_counter() - mid
+            total["floor"][1] += end - mid
             cpu["floor"][0] += c1 - c0
-            cpu["floor"][1] += time.process_time() - c1
+            cpu["floor"][1] += c2 - c1
+            each["floor"][0].append((mid - start, c1 - c0))
+            each["floor"][1].append((end - mid, c2 - c1))
             for name, http in clients.items():
                 body = orjson.dumps({"task_id": tasks[name], "contents": _contents(BATCH, str(b))})
                 start, c0 = time.perf_counter(), cpu_s(pids[name])
                 resp = http.post("/messages/batch", content=body, headers=headers)
-                total[name][0] += time.perf_counter() - start
-                cpu[name][0] += cpu_s(pids[name]) - c0
+                wall, spent = time.perf_counter() - start, cpu_s(pids[name]) - c0
+                total[name][0] += wall
+                cpu[name][0] += spent
+                each[name][0].append((wall, spent))
                 resp.raise_for_status()
                 ids = [m["id"] for m in resp.json()]
                 edits = {mid: compare_store._edit(i) for i, mid in enumerate(ids)}
                 body = orjson.dumps({"task_id": tasks[name], "updates": edits})
                 start, c0 = time.perf_counter(), cpu_s(pids[name])
                 resp = http.put("/messages/batch", content=body, headers=headers)
-                total[name][1] += time.perf_counter() - start
-                cpu[name][1] += cpu_s(pids[name]) - c0
+                wall, spent = time.perf_counter() - start, cpu_s(pids[name]) - c0
+                total[name][1] += wall
+                cpu[name][1] += spent
+                each[name][1].append((wall, spent))
                 resp.raise_for_status()
                 assert len(resp.json()) == BATCH
         raw.close()
@@ -147,6 +157,26 @@ def main() -> None:
         f, a, b = (cpu[k][i] for k in ("floor", "baseline", "this tree"))
         per = [f"{x / n * 1e6:.2f}" for x in (f, a, b)]
         print(f"| {op} | {' | '.join(per)} | {a / f:.2f}× | {b / f:.2f}× |")
+
+    print("\nPer batch, median and best (ms of wall / of server CPU), ratios to the floor's same statistic")
+    cols = (
+        "operation",
+        "statistic",
+        "floor wall / CPU",
+        "baseline",
+        "this tree",
+        "baseline ÷ floor",
+        "this tree ÷ floor",
+    )
+    print("| " + " | ".join(cols) + " |")
+    print("|---|---|---|---|---|---|---|")
+    for i, op in enumerate(("batch create", "batch update")):
+        for stat, pick in (("median", statistics.median), ("best", min)):
+            got = {k: [pick(x[j] for x in each[k][i]) * 1e3 for j in (0, 1)] for k in each}
+            f, a, b = got["floor"], got["baseline"], got["this tree"]
+            ms = " | ".join(f"{x[0]:.2f} / {x[1]:.2f}" for x in (f, a, b))
+            ratios = " | ".join(f"{x[0] / f[0]:.2f}× / {x[1] / f[1]:.2f}×" for x in (a, b))
+            print(f"| {op} | {stat} | {ms} | {ratios} |")
 
 
 if __name__ == "__main__":
