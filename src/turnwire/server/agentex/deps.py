@@ -12,7 +12,9 @@ from turnwire.server.context import current
 from turnwire.store.base import Store
 
 
-def get_store(request: Request) -> Store:
+# ``async def``, though nothing here awaits: FastAPI runs a plain ``def`` dependency on a worker
+# thread, a thread hand-off on every Agentex request for two attribute reads.
+async def get_store(request: Request) -> Store:
     """The app's store; 503 while the app runs without one (a mounted router outside
     ``AppContext.running``)."""
     store = current(request).store
@@ -21,7 +23,7 @@ def get_store(request: Request) -> Store:
     return store
 
 
-def get_agents(request: Request) -> dict[str, Any]:
+async def get_agents(request: Request) -> dict[str, Any]:
     """The agents the server hosts, name -> agent callable."""
     return current(request).agents
 
