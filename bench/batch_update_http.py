@@ -7,6 +7,8 @@ each in turn, with compare_store's raw ``sqlite3`` floor in the same rounds:
 - ``turnwire``: the app ``turnwire serve`` runs (``bench_store.serve``), on a SQLite file
 - ``bare``: a bare Starlette route over the same store that decodes the body with orjson and calls
   ``update_messages_json``: no checks, no FastAPI, no tenant lookup (what the checks cost)
+- ``statement``: the bare route, but after the store's UPDATE it answers with bytes made beforehand:
+  decoding, the contents' JSON and the statement, no answer built (the least any answer costs)
 - ``transport``: a bare Starlette route that reads the body and answers with bytes of the same size
   made beforehand: no decoding, no store (uvicorn and the client on these sizes, nothing else)
 
@@ -45,7 +47,7 @@ HEADERS = {"content-type": "application/json"}
 
 
 def serve_alternative(kind: str, db_url: str, port: int, answer_size: int) -> None:
-    """Subprocess entry: the ``bare`` or ``transport`` server."""
+    """Subprocess entry: the ``bare``, ``statement`` or ``transport`` server."""
     import uvicorn
     from starlette.applications import Starlette
     from starlette.requests import Request
@@ -53,6 +55,7 @@ def serve_alternative(kind: str, db_url: str, port: int, answer_size: int) -> No
     from starlette.routing import Route
 
     from turnwire.store import SqlStore
+    from turnwire.store.messages import _update_sqlite
 
     store = SqlStore(db_url)
     canned = b"[" + b"x" * (answer_size - 2) + b"]"
@@ -62,6 +65,11 @@ def serve_alternative(kind: str, db_url: str, port: int, answer_size: int) -> No
             await request.body()
             return Response(canned, media_type="application/json")
         body = orjson.loads(await request.body())
+        if kind == "statement":
+            updates = body["updates"]
+            texts = [orjson.dumps(c).decode() for c in updates.values()]
+            await store.db.sqlite_write(_update_sqlite, body["task_id"], list(updates), texts)
+            return Response(canned, media_type="application/json")
         answer = await store.update_messages_json(body["task_id"], body["updates"])
         return Response(answer, media_type="application/json")
 
@@ -116,7 +124,7 @@ def main() -> None:
     import turnwire
 
     print(f"turnwire from {Path(turnwire.__file__).parent}")
-    names = ("turnwire", "bare", "transport")
+    names = ("turnwire", "bare", "statement", "transport")
     each: dict[str, list[tuple[float, float]]] = {name: [] for name in ("floor", *names)}
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         clients, tasks, pids = {}, {}, {}
@@ -162,7 +170,7 @@ def main() -> None:
                 resp.raise_for_status()
                 if b >= 0:
                     each[name].append((wall, cpu))
-                if name != "transport":
+                if name in ("turnwire", "bare"):
                     sizes.add(len(resp.content))
         raw.close()
     print(f"\nanswer sizes {sorted(sizes)} bytes (transport answers 410,891)\n")
