@@ -67,3 +67,26 @@ async def test_refusals_and_empty_batches_match_update_messages(store: SqlStore)
         await store.update_messages_json(a, {mine["id"]: text("x"), theirs["id"]: text("y")})
     assert info.value.data == {"message_ids": [theirs["id"]]}
     assert (await store.get_message(mine["id"]))["content"]["content"] == "1"  # nothing written
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+async def test_a_tenant_updates_only_its_live_tasks_checked_in_the_same_transaction(
+    store: SqlStore, as_json: bool
+) -> None:
+    update = store.update_messages_json if as_json else store.update_messages
+    task = (await store.create_task(tenant="acme"))["id"]
+    (msg,) = await store.create_messages(task, [text("1")])
+    for tenant in ("other", ""):  # another tenant's, and the keyless server's
+        with pytest.raises(NotFoundError):
+            await update(task, {msg["id"]: text("x")}, tenant=tenant)
+        with pytest.raises(NotFoundError):
+            await update(task, {}, tenant=tenant)
+    assert (await store.get_message(msg["id"]))["content"]["content"] == "1"
+    done = await update(task, {msg["id"]: text("2")}, tenant="acme")
+    assert done == (await reads(store, [msg["id"]]) if as_json else [await store.get_message(msg["id"])])
+    assert await update(task, {}, tenant="acme") == (b"[]" if as_json else [])
+    await store.delete_task(task)
+    with pytest.raises(NotFoundError):
+        await update(task, {msg["id"]: text("3")}, tenant="acme")
+    with pytest.raises(NotFoundError):
+        await update(task, {}, tenant="acme")

@@ -175,14 +175,17 @@ class Store(Protocol):
         are written, so a concurrent writer's fields are never overwritten with stale values."""
 
     async def update_messages(
-        self, task_id: str, updates: Mapping[str, dict[str, Any]]
+        self, task_id: str, updates: Mapping[str, dict[str, Any]], *, tenant: str | None = None
     ) -> list[dict[str, Any]]:
         """Replace contents of several messages of ``task_id`` atomically, in map order.
 
         Everything is checked first: a missing id -> ``NotFoundError``, a message of another task
-        -> ``ConflictError``; then nothing is written."""
+        -> ``ConflictError``, with ``tenant`` a task that is not a live one of that tenant's ->
+        ``NotFoundError`` (in the same transaction); then nothing is written."""
 
-    async def update_messages_json(self, task_id: str, updates: Mapping[str, dict[str, Any]]) -> bytes:
+    async def update_messages_json(
+        self, task_id: str, updates: Mapping[str, dict[str, Any]], *, tenant: str | None = None
+    ) -> bytes:
         """``update_messages``, its answer as the bytes ``orjson.dumps`` would make of it (what the
         Agentex batch route sends): no list of dicts, no second serialisation of the contents."""
 

@@ -120,12 +120,20 @@ def _create_sqlite(
     return out
 
 
+_TASK_STATUS_OF = "SELECT status FROM tasks WHERE id = ? AND tenant = ?"
+
+
 def _update_sqlite(
-    conn: sqlite3.Connection, task_id: str, ids: list[str], texts: list[str]
+    conn: sqlite3.Connection, task_id: str, ids: list[str], texts: list[str], tenant: str | None = None
 ) -> dict[str, Any]:
     """``update_messages``' writes as one transaction of the SQLite writer thread: by id, the row
     (id, status, created, updated) of each message updated; raises (so nothing is kept) if any
-    id is missing or another task's."""
+    id is missing or another task's, or if ``tenant`` is given and the task is not a live one of
+    that tenant's."""
+    if tenant is not None:
+        row = conn.execute(_TASK_STATUS_OF, (task_id, tenant)).fetchone()
+        if row is None or row[0] == "DELETED":
+            raise NotFoundError(task_id)
     found: dict[str, Any] = {}
     for start in range(0, len(ids), _UPDATE_CHUNK):
         chunk = ids[start : start + _UPDATE_CHUNK]
@@ -320,15 +328,22 @@ class MessageQueries:
                 )
         return _record(row)
 
-    async def _apply_updates(self, task_id: str, ids: list[str], texts: list[str]) -> dict[str, Any]:
+    async def _apply_updates(
+        self, task_id: str, ids: list[str], texts: list[str], tenant: str | None
+    ) -> dict[str, Any]:
         """Write ``texts`` (contents as JSON) over messages ``ids`` of ``task_id`` in one
         transaction; by id, the row (id, status, created, updated) of each. Raises, writing
-        nothing, if any id is missing or another task's."""
+        nothing, if any id is missing or another task's, or the task is not ``tenant``'s."""
         dialect = self.db.dialect
         if dialect == "sqlite":
-            return await self.db.sqlite_write(_update_sqlite, task_id, ids, texts)
+            return await self.db.sqlite_write(_update_sqlite, task_id, ids, texts, tenant)
         found: dict[str, Any] = {}
         async with self.db.write() as conn:
+            if tenant is not None:
+                query = sa.select(tasks.c.status).where(tasks.c.id == task_id, tasks.c.tenant == tenant)
+                status = (await conn.execute(query)).scalar()
+                if status is None or status == "DELETED":
+                    raise NotFoundError(task_id)
             # Apply first, in one statement per chunk; a row count short of the batch means some id
             # is missing or another task's: raising rolls everything back, then says which.
             for start in range(0, len(ids), _UPDATE_CHUNK):
@@ -344,12 +359,15 @@ class MessageQueries:
         return found
 
     async def update_messages(
-        self, task_id: str, updates: Mapping[str, dict[str, Any]]
+        self, task_id: str, updates: Mapping[str, dict[str, Any]], *, tenant: str | None = None
     ) -> list[dict[str, Any]]:
         ids = list(updates)
         if not ids:
+            if tenant is not None:
+                await self.get_task(task_id, tenant=tenant)  # type: ignore[attr-defined]
             return []
-        found = await self._apply_updates(task_id, ids, [_dumps(c).decode() for c in updates.values()])
+        texts = [_dumps(c).decode() for c in updates.values()]
+        found = await self._apply_updates(task_id, ids, texts, tenant)
         out = []
         for mid, content in updates.items():
             row = found[mid]
@@ -365,12 +383,16 @@ class MessageQueries:
             )
         return out
 
-    async def update_messages_json(self, task_id: str, updates: Mapping[str, dict[str, Any]]) -> bytes:
+    async def update_messages_json(
+        self, task_id: str, updates: Mapping[str, dict[str, Any]], *, tenant: str | None = None
+    ) -> bytes:
         ids = list(updates)
         if not ids:
+            if tenant is not None:
+                await self.get_task(task_id, tenant=tenant)  # type: ignore[attr-defined]
             return b"[]"
         texts = [_dumps(c).decode() for c in updates.values()]
-        return _records_json(task_id, ids, texts, await self._apply_updates(task_id, ids, texts))
+        return _records_json(task_id, ids, texts, await self._apply_updates(task_id, ids, texts, tenant))
 
     async def _refuse_update(self, conn: AsyncConnection, task_id: str, missed: list[str]) -> None:
         """Raise for ids the batch update did not reach: ``NotFoundError`` for the first that does

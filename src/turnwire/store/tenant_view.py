@@ -131,15 +131,14 @@ class TenantStore:
             await self._require(task_id)
         return await self.inner.update_message(message_id, task_id=task_id, **kw)
 
+    # The batch updates check the tenant inside their own transaction: no separate lookup first.
     async def update_messages(
         self, task_id: str, updates: Mapping[str, dict[str, Any]]
     ) -> list[dict[str, Any]]:
-        await self._require(task_id)
-        return await self.inner.update_messages(task_id, updates)
+        return await self.inner.update_messages(task_id, updates, tenant=self.tenant)
 
     async def update_messages_json(self, task_id: str, updates: Mapping[str, dict[str, Any]]) -> bytes:
-        await self._require(task_id)
-        return await self.inner.update_messages_json(task_id, updates)
+        return await self.inner.update_messages_json(task_id, updates, tenant=self.tenant)
 
     async def update_contents(self, task_id: str, updates: Mapping[str, dict[str, Any]]) -> None:
         if await self.owns(task_id):
