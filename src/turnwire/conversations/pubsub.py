@@ -2,6 +2,10 @@
 
 ``PubSub`` is the interface the server uses; ``LocalPubSub`` serves one process (the default);
 ``turnwire.conversations.redis_pubsub.RedisPubSub`` shares updates between processes through Redis.
+
+A pub/sub may also answer ``listened(topic)``: ``False`` when nothing published on ``topic`` now
+would reach anyone, so a publisher can skip building the frame (the recorder does). Without it,
+every frame is built and published.
 """
 
 from __future__ import annotations
@@ -94,6 +98,10 @@ class LocalPubSub:
         sub = _Subscription(self, topic, self.backlog)
         self._topics.setdefault(topic, []).append(sub)
         return sub
+
+    def listened(self, topic: str) -> bool:
+        """Whether ``topic`` has a reader right now (a frame published now would reach someone)."""
+        return topic in self._topics
 
     def subscribers(self, topic: str) -> int:
         """How many readers ``topic`` has right now."""

@@ -31,18 +31,23 @@ from typing import Any, Final
 import orjson
 
 from turnwire.conversations.pubsub import PubSub
-from turnwire.formats.agentex import TaskUpdateEncoder
+from turnwire.formats.agentex import TaskUpdateEncoder, event_content
 from turnwire.formats.agentex.annotations import KEY as ANNOTATION
 from turnwire.formats.agentex.annotations import annotated, public_record
 from turnwire.formats.agentex.messages import wraps_data
+from turnwire.formats.agentex.updates import reasoning_content, text_content
 from turnwire.model import (
     DataBlock,
     DataEvent,
     Done,
     ErrorEvent,
     Event,
+    MessageDelta,
+    MessageEnd,
+    MessageStart,
     Thought,
     ThoughtDelta,
+    ThoughtEnd,
     ThoughtStart,
     ToolCall,
     ToolResult,
@@ -138,33 +143,110 @@ class Accumulator:
 
 
 class _Entry:
-    """An output message of a streamed turn: its record's fields, and what is not written yet."""
+    """An output message of a streamed turn: its record's fields, and what is not written yet.
+
+    A streamed message (``text`` True for text, False for reasoning) keeps its deltas as ``pieces``
+    until a flush or its end joins them into ``content``; a whole one (``text`` None) is ``DONE``
+    from the start. ``record`` and ``final`` are the TaskMessages its frames carry (as it started,
+    as it ended), made only when a frame or ``finals`` needs them."""
 
     __slots__ = (
-        "acc",
         "changes",
+        "content",
         "created_at",
+        "final",
         "id",
         "index",
         "note",
+        "pieces",
+        "record",
         "saved",
         "status",
         "stored",
+        "text",
         "updated_at",
     )
 
     def __init__(
-        self, index: int, content: dict[str, Any], status: str, stamp: int, note: dict[str, Any]
+        self,
+        index: int,
+        content: dict[str, Any],
+        text: bool | None,
+        status: str,
+        stamp: int,
+        note: dict[str, Any],
     ) -> None:
         self.index = index
         self.id = new_id()
-        self.acc = Accumulator(content)
+        self.content = content
+        self.text = text
+        self.pieces: list[str] = []
         self.note = note  # the stored content's annotation (``formats.agentex.annotations``)
         self.status = status
         self.created_at = self.updated_at = stamp
         self.stored = False
         self.changes = 1  # its creation
         self.saved = 0
+        self.record: dict[str, Any] | None = None
+        self.final: dict[str, Any] | None = None
+
+    def settle(self) -> dict[str, Any]:
+        """Join the queued deltas into ``content`` (as ``Accumulator.settle``); returns it."""
+        pieces = self.pieces
+        content = self.content
+        if not pieces:
+            return content
+        joined = pieces[0] if len(pieces) == 1 else "".join(pieces)
+        self.pieces = []
+        if self.text:
+            content["content"] = (content.get("content") or "") + joined
+        else:
+            parts = list(content.get("content") or [""])
+            parts[0] += joined
+            content["content"] = parts
+        return content
+
+    def start_content(self) -> dict[str, Any]:
+        """The content its first frame carried: empty for a streamed message, else the whole one."""
+        if self.text is None:
+            return self.content
+        return text_content("") if self.text else reasoning_content([])
+
+
+# What an event does to the streamed messages (exact classes; subclasses go through ``_stream_op``).
+_START, _DELTA, _END = 1, 2, 3
+_STREAM_OPS: Final[dict[type, tuple[int, bool]]] = {
+    MessageStart: (_START, True),
+    MessageDelta: (_DELTA, True),
+    MessageEnd: (_END, True),
+    ThoughtStart: (_START, False),
+    ThoughtDelta: (_DELTA, False),
+    ThoughtEnd: (_END, False),
+}
+_NOT_STREAM: Final = (0, False)
+# The frames an event gave (``TurnRecorder._step``): none, start, delta, start then delta, done, full.
+_NO_FRAME, _START_FRAME, _DELTA_FRAME, _START_DELTA, _DONE_FRAME, _FULL_FRAME = range(6)
+
+
+def _stream_op(event: Event) -> tuple[int, bool]:
+    """``_STREAM_OPS`` for a subclass of a stream event, in ``TaskUpdateEncoder.encode``'s order."""
+    if isinstance(event, MessageStart | ThoughtStart):
+        return _START, isinstance(event, MessageStart)
+    if isinstance(event, MessageDelta):
+        return _DELTA, True
+    if isinstance(event, ThoughtDelta):
+        return _DELTA, False
+    if isinstance(event, MessageEnd | ThoughtEnd):
+        return _END, isinstance(event, MessageEnd)
+    return _NOT_STREAM
+
+
+def _never(topic: str) -> bool:
+    return False
+
+
+def _always(topic: str) -> bool:
+    return True
 
 
 class TurnRecorder:
@@ -175,7 +257,10 @@ class TurnRecorder:
     parent; the store is written beside the stream (see the module docstring) and every message
     ends ``DONE`` — when the turn ends, pauses or fails, and when the stream is closed or cancelled
     early (the client went away): the closing write runs to completion even then, before the
-    stream finishes.
+    stream finishes. The stored contents are built from the events themselves; a frame is built
+    only when something reads it: a subscriber of the task (``listened``), ``last_frames``,
+    ``on_event`` or ``record_frames`` — from the same state, so a subscriber that joins mid-turn
+    gets from then on exactly the frames it would have got had it been there from the start.
 
     ``batch=True``: nothing is written while the turn runs; at its end (however it ends) the inbound
     and output contents are stored ``DONE`` in one transaction, and one ``full`` frame per output
@@ -207,17 +292,25 @@ class TurnRecorder:
         self.inbound = list(inbound)
         self.batch = batch
         self.flush_interval = flush_interval
-        self.encoder = TaskUpdateEncoder(task_id)
-        self.finals: list[dict[str, Any]] = []
-        self.last_frames: list[dict[str, Any]] = []
-        """The TaskMessageUpdate frames of the last event (parents filled in when streamed)."""
+        # ``listened(topic)``: whether a frame published now would reach anyone. A pub/sub that
+        # cannot tell (another process may read, as through Redis) gets every frame.
+        self._listened = _never if pubsub is None else getattr(pubsub, "listened", _always)
+        self._finals: list[Any] = []  # records (batch) or finished entries (streamed)
+        self._frames: list[dict[str, Any]] | None = []
+        self._step = _NO_FRAME
+        self._step_entry: _Entry | None = None
+        self._step_event: Any = None
         self._collected: dict[int, Accumulator] = {}  # batch: every output content, by index
         self._entries: dict[int, _Entry] = {}  # streamed: open or not yet written, by index
+        self._open_messages: dict[str, _Entry] = {}  # streamed, by event id
+        self._open_thoughts: dict[str, _Entry] = {}
+        self._next_index = 0
         self._inbound_rows: list[NewRow] = []
         self._clock = 0
         self._known_clock = clock
         self._lock = asyncio.Lock()
-        self._writer: asyncio.Task[None] | None = None
+        self._writer: Any = None  # the timer of the next flush, or the task writing
+        self._timer: asyncio.TimerHandle | None = None
         self._sleeping = self._closed = self._failing = False
         self._last_flush = time.monotonic()
         self._note: dict[str, Any] = {"message_id": message_id, "turn": turn_id}
@@ -229,6 +322,21 @@ class TurnRecorder:
         self.usage: dict[str, Any] | None = None
         self.stop_reason: str | None = None
         self._ending: asyncio.Future[None] | None = None
+        self.encoder = TaskUpdateEncoder(task_id)  # batch: frames without parents
+        self._on_event = self._batch_event if batch else self._stream_event
+
+    @property
+    def finals(self) -> list[dict[str, Any]]:
+        """The finished output TaskMessages (see the class docstring)."""
+        return [f if type(f) is dict else self._final(f) for f in self._finals]
+
+    @property
+    def last_frames(self) -> list[dict[str, Any]]:
+        """The TaskMessageUpdate frames of the last event (parents filled in when streamed)."""
+        frames = self._frames
+        if frames is None:
+            frames = self._frames = self._build_frames()
+        return frames
 
     def record(self, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
         """``events``, unchanged and undelayed: the writes described above run beside them.
@@ -241,13 +349,15 @@ class TurnRecorder:
         return self._record_events(events)
 
     async def _record_events(self, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
-        frames = self.record_frames(events)
+        on_event = self._on_event
         try:
-            async for event, _ in frames:
+            await self.begin()
+            async for event in events:
+                on_event(event)
                 yield event
         finally:
             # Closed early (client gone): finish the recording now, not whenever GC gets to it.
-            await frames.aclose()
+            await self.end(events)
 
     async def record_frames(
         self, events: AsyncIterator[Event]
@@ -277,14 +387,152 @@ class TurnRecorder:
 
     def on_event(self, event: Event) -> list[dict[str, Any]]:
         """One event of the turn: its TaskMessageUpdate frames, tracked for the store."""
+        self._on_event(event)
+        return self.last_frames
+
+    def _batch_event(self, event: Event) -> None:
         frames = self.encoder.encode(event)
-        self.last_frames = frames
+        self._frames = frames
         if not frames or frames[0]["type"] != "delta":
             self._event_note = self._note_for(event)
-        keep = self._collect if self.batch else self._track
         for frame in frames:
-            keep(frame)
-        return frames
+            self._collect(frame)
+
+    def _stream_event(self, event: Event) -> None:
+        """One event of a streamed turn: tracked for the store, its frames published if anyone
+        listens (built later, if asked for, from what this leaves in ``_step``)."""
+        action, text = _STREAM_OPS.get(event.__class__) or _stream_op(event)
+        entry = None
+        if action == _DELTA:
+            opened = self._open_messages if text else self._open_thoughts
+            entry = opened.get(event.id)  # type: ignore[union-attr]
+            if entry is None:  # a delta without its start opens the message itself
+                entry = self._open(event, text, opened)
+                step = _START_DELTA
+            else:
+                step = _DELTA_FRAME
+            piece = event.delta  # type: ignore[union-attr]
+            # Every delta schedules a flush: a message that streams slower than the flush
+            # interval is still written at least every interval while it streams.
+            if piece:
+                entry.pieces.append(piece)
+                entry.changes += 1
+                if self._writer is None:
+                    self._schedule()
+        elif action == _START:
+            opened = self._open_messages if text else self._open_thoughts
+            if event.id in opened:  # type: ignore[union-attr]
+                step = _NO_FRAME
+            else:
+                entry = self._open(event, text, opened)
+                step = _START_FRAME
+        elif action == _END:
+            opened = self._open_messages if text else self._open_thoughts
+            entry = opened.pop(event.id, None)  # type: ignore[union-attr]
+            if entry is None:
+                step = _NO_FRAME
+            else:
+                self._close(entry)
+                step = _DONE_FRAME
+        else:
+            note = self._note_for(event)
+            content = event_content(event)
+            if content is None:
+                step = _NO_FRAME
+            else:
+                entry = self._add(content, None, DONE, note)
+                self._finals.append(entry)
+                step = _FULL_FRAME
+        self._step = step
+        self._step_entry = entry
+        self._step_event = event
+        self._frames = None
+        if step and self._listened(self.task_id):
+            publish = self.pubsub.publish  # type: ignore[union-attr]
+            for frame in self.last_frames:
+                publish(self.task_id, frame)
+
+    def _open(self, event: Event, text: bool, opened: dict[str, _Entry]) -> _Entry:
+        """A streamed message starts (``text``: text, else reasoning)."""
+        note = self._note
+        if note and not text and (event.__class__ is ThoughtStart or event.__class__ is ThoughtDelta):
+            note = {**note, "part_id": event.id}  # type: ignore[union-attr]
+        entry = self._add(text_content("") if text else reasoning_content([]), text, IN_PROGRESS, note)
+        opened[event.id] = entry  # type: ignore[union-attr]
+        return entry
+
+    def _add(self, content: dict[str, Any], text: bool | None, status: str, note: dict[str, Any]) -> _Entry:
+        index = self._next_index
+        self._next_index = index + 1
+        entry = _Entry(index, content, text, status, self._stamp(), note)
+        self._entries[index] = entry
+        self._last = entry
+        self._schedule()
+        return entry
+
+    def _build_frames(self) -> list[dict[str, Any]]:
+        """The frames of the last streamed event (``_stream_event``), parents filled in."""
+        step, entry = self._step, self._step_entry
+        if entry is None or step == _NO_FRAME:
+            return []
+        index = entry.index
+        if step == _DELTA_FRAME:
+            return [self._delta_frame(entry, self._started(entry))]
+        if step == _DONE_FRAME:
+            return [{"type": "done", "index": index, "parent_task_message": self._final(entry)}]
+        record = self._started(entry)
+        if step == _FULL_FRAME:
+            return [{"type": "full", "index": index, "parent_task_message": record, "content": entry.content}]
+        start = {"type": "start", "index": index, "parent_task_message": record, "content": record["content"]}
+        if step == _START_FRAME:
+            return [start]
+        # A delta that opened its message went out before the message had its TaskMessage (as
+        # ``TaskUpdateEncoder`` builds both frames at once): no parent on it.
+        return [start, self._delta_frame(entry, None)]
+
+    def _delta_frame(self, entry: _Entry, parent: dict[str, Any] | None) -> dict[str, Any]:
+        piece = self._step_event.delta
+        if entry.text:
+            delta = {"type": "text", "text_delta": piece}
+        else:
+            delta = {"type": "reasoning_content", "content_index": 0, "content_delta": piece}
+        return {"type": "delta", "index": entry.index, "parent_task_message": parent, "delta": delta}
+
+    def _started(self, entry: _Entry) -> dict[str, Any]:
+        """The TaskMessage as the message started (its frames' parent until it ends)."""
+        record = entry.record
+        if record is None:
+            created = to_iso(entry.created_at)
+            record = entry.record = {
+                "id": entry.id,
+                "task_id": self.task_id,
+                "content": entry.start_content(),
+                "streaming_status": IN_PROGRESS if entry.text is not None else DONE,
+                "created_at": created,
+                "updated_at": created,
+            }
+        return record
+
+    def _final(self, entry: _Entry) -> dict[str, Any]:
+        """The TaskMessage as the message ended (a whole message's: as it started)."""
+        final = entry.final
+        if final is None:
+            if entry.text is None:
+                final = self._started(entry)
+            else:
+                created = to_iso(entry.created_at)
+                final = {
+                    "id": entry.id,
+                    "task_id": self.task_id,
+                    "content": entry.settle(),
+                    "streaming_status": DONE,
+                    "created_at": created,
+                    "updated_at": created
+                    if entry.updated_at == entry.created_at
+                    else to_iso(entry.updated_at),
+                }
+            entry.final = final
+        return final
 
     async def end(self, events: AsyncIterator[Event]) -> None:
         """After the last event, or when the stream is closed early: close ``events`` and store
@@ -378,65 +626,26 @@ class TurnRecorder:
         self._clock = stamp
         return stamp
 
-    def _record(self, entry: _Entry, content: dict[str, Any]) -> dict[str, Any]:
-        created = to_iso(entry.created_at)
-        return {
-            "id": entry.id,
-            "task_id": self.task_id,
-            "content": content,
-            "streaming_status": entry.status,
-            "created_at": created,
-            "updated_at": created if entry.updated_at == entry.created_at else to_iso(entry.updated_at),
-        }
-
-    def _track(self, frame: dict[str, Any]) -> None:
-        kind, index = frame["type"], frame["index"]
-        if kind == "delta":
-            entry = self._entries.get(index)
-            # Every delta schedules a flush: a message that streams slower than the flush
-            # interval is still written at least every interval while it streams.
-            if entry is not None and entry.status == IN_PROGRESS and entry.acc.add(frame["delta"]):
-                entry.changes += 1
-                if self._writer is None:
-                    self._schedule()
-        elif kind in ("start", "full"):
-            start = kind == "start"
-            content = frame["content"]
-            entry = _Entry(
-                index,
-                _copied(content) if start else content,
-                IN_PROGRESS if start else DONE,
-                self._stamp(),
-                self._event_note,
-            )
-            self._entries[index] = entry
-            self._last = entry
-            record = self._record(entry, content)
-            self.encoder.bind(index, record)
-            frame["parent_task_message"] = record
-            if not start:
-                self.finals.append(record)
-            self._schedule()
-        elif kind == "done":
-            entry = self._entries.get(index)
-            if entry is not None and entry.status == IN_PROGRESS:
-                final = self._close(entry)
-                self.encoder.bind(index, final)
-                frame["parent_task_message"] = final
-        if self.pubsub is not None:
-            self.pubsub.publish(self.task_id, frame)
-
-    def _close(self, entry: _Entry) -> dict[str, Any]:
+    def _close(self, entry: _Entry) -> None:
         entry.status = DONE
         entry.updated_at = max(now_us(), entry.updated_at + 1)
         entry.changes += 1
-        final = self._record(entry, entry.acc.settle())
-        self.finals.append(final)
-        return final
+        entry.settle()
+        self._finals.append(entry)
 
     def _schedule(self) -> None:
+        """Arm the next flush: a timer, so a turn that ends before it costs no task and no sleep."""
         if self._writer is None and not (self._closed or self._failing):
-            self._writer = asyncio.get_running_loop().create_task(self._write_soon())
+            loop = asyncio.get_running_loop()
+            delay = self._last_flush + self.flush_interval - time.monotonic()
+            if delay > 0:
+                self._writer = self._timer = loop.call_later(delay, self._due)
+            else:
+                self._writer = loop.create_task(self._write_soon())
+
+    def _due(self) -> None:
+        self._timer = None
+        self._writer = asyncio.get_running_loop().create_task(self._write_soon())
 
     async def _write_soon(self) -> None:
         """Flush every ``flush_interval`` while anything is pending; never delays the stream."""
@@ -478,7 +687,7 @@ class TurnRecorder:
                     continue
                 if entry.status == IN_PROGRESS and (entry.stored or entry.changes > 1):
                     entry.updated_at = max(now, entry.updated_at + 1)
-                text = _json_noted(entry.acc.settle(), entry.note)
+                text = _json_noted(entry.settle(), entry.note)
                 if entry.stored:
                     changed.append(RowChange(entry.id, text, entry.status, entry.updated_at))
                 else:
@@ -511,19 +720,25 @@ class TurnRecorder:
             await self._store_batch()
             return
         self._closed = True
-        if self._writer is not None and self._sleeping:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._writer = self._timer = None
+        elif self._writer is not None and self._sleeping:
             self._writer.cancel()
-        cut = [(e.index, self._close(e)) for e in self._entries.values() if e.status == IN_PROGRESS]
+        cut = [e for e in self._entries.values() if e.status == IN_PROGRESS]
+        for entry in cut:
+            self._close(entry)
         self._note_turn_end()
         try:
             await self.flush()
         except Exception:
             log.exception("could not store the end of a turn on task %s", self.task_id)
             return
-        if self.pubsub is not None:
-            for index, final in cut:
-                self.pubsub.publish(
-                    self.task_id, {"type": "done", "index": index, "parent_task_message": final}
+        if cut and self._listened(self.task_id):
+            for entry in cut:
+                self.pubsub.publish(  # type: ignore[union-attr]
+                    self.task_id,
+                    {"type": "done", "index": entry.index, "parent_task_message": self._final(entry)},
                 )
 
     async def _store_batch(self) -> None:
@@ -541,10 +756,10 @@ class TurnRecorder:
             return
         stored = await self.store.create_messages(self.task_id, contents, streaming_status=DONE)
         outputs = [public_record(r) for r in stored[len(inbound) :]]
-        self.finals.extend(outputs)
-        if self.pubsub is not None:
+        self._finals.extend(outputs)
+        if self._listened(self.task_id):
             for index, record in zip(indexes, outputs, strict=True):
-                self.pubsub.publish(
+                self.pubsub.publish(  # type: ignore[union-attr]
                     self.task_id,
                     {
                         "type": "full",
@@ -587,7 +802,7 @@ class RecordedRun:
             await self.aclose()
             raise
         if event is not None:
-            self._recorder.on_event(event)
+            self._recorder._on_event(event)
         return event
 
     def cancel(self) -> None:

@@ -92,6 +92,10 @@ class RedisPubSub(LocalPubSub):
             if self._dropped == 1 or self._dropped % 10_000 == 0:
                 log.error("Redis is not keeping up: %d task update(s) dropped", self._dropped)
 
+    def listened(self, topic: str) -> bool:
+        """Always: a reader of ``topic`` may be subscribed through another process."""
+        return True
+
     def subscribe(self, topic: str) -> RedisSubscription:
         first = self.subscribers(topic) == 0
         if first:

@@ -117,3 +117,9 @@ def event_content(event: m.Event) -> dict[str, Any] | None:
     else:
         return None
     return render_message(m.Message(m.Role.ASSISTANT, [block]))[0]
+
+
+text_content = _text
+"""A text content (author ``agent``): what a streamed message starts as, with ``""``."""
+reasoning_content = _reasoning
+"""A reasoning content (author ``agent``): what a streamed thought starts as, with ``[]``."""
