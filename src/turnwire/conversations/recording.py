@@ -26,6 +26,7 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from functools import partial
 from typing import Any, Final
 
 import orjson
@@ -42,8 +43,12 @@ from turnwire.model import (
     Done,
     ErrorEvent,
     Event,
+    FileEvent,
+    InteractionRequest,
+    InteractionResponse,
     MessageDelta,
     MessageEnd,
+    MessageEvent,
     MessageStart,
     Thought,
     ThoughtDelta,
@@ -162,7 +167,6 @@ class _Entry:
         "record",
         "saved",
         "status",
-        "stored",
         "text",
         "updated_at",
     )
@@ -184,9 +188,8 @@ class _Entry:
         self.note = note  # the stored content's annotation (``formats.agentex.annotations``)
         self.status = status
         self.created_at = self.updated_at = stamp
-        self.stored = False
         self.changes = 1  # its creation
-        self.saved = 0
+        self.saved = 0  # the version written (0: no row yet)
         self.record: dict[str, Any] | None = None
         self.final: dict[str, Any] | None = None
 
@@ -224,6 +227,27 @@ _STREAM_OPS: Final[dict[type, tuple[int, bool]]] = {
     ThoughtEnd: (_END, False),
 }
 _NOT_STREAM: Final = (0, False)
+# The other events (exact classes), so that finding an event's op is one lookup.
+_STREAM_OPS.update(
+    dict.fromkeys(
+        (
+            MessageEvent,
+            Thought,
+            ToolCall,
+            ToolResult,
+            InteractionRequest,
+            InteractionResponse,
+            DataEvent,
+            FileEvent,
+            Usage,
+            ErrorEvent,
+            Done,
+        ),
+        _NOT_STREAM,
+    )
+)
+_NO_CONTENT: Final = frozenset((Usage, Done))
+"""Events ``event_content`` gives nothing for (exact classes: the common ones, asked first)."""
 # The frames an event gave (``TurnRecorder._step``): none, start, delta, start then delta, done, full.
 _NO_FRAME, _START_FRAME, _DELTA_FRAME, _START_DELTA, _DONE_FRAME, _FULL_FRAME = range(6)
 
@@ -306,6 +330,7 @@ class TurnRecorder:
         self._open_thoughts: dict[str, _Entry] = {}
         self._next_index = 0
         self._inbound_rows: list[NewRow] = []
+        self._note_json: tuple[dict[str, Any], bytes] | None = None
         self._clock = 0
         self._known_clock = clock
         self._lock = asyncio.Lock()
@@ -313,8 +338,11 @@ class TurnRecorder:
         self._timer: asyncio.TimerHandle | None = None
         self._sleeping = self._closed = self._failing = False
         self._last_flush = time.monotonic()
-        self._note: dict[str, Any] = {"message_id": message_id, "turn": turn_id}
-        self._note = {k: v for k, v in self._note.items() if v is not None}
+        self._note: dict[str, Any] = {}
+        if message_id is not None:
+            self._note["message_id"] = message_id
+        if turn_id is not None:
+            self._note["turn"] = turn_id
         self._event_note: dict[str, Any] = self._note
         self._thoughts = 0
         self._last: _Entry | None = None
@@ -322,7 +350,8 @@ class TurnRecorder:
         self.usage: dict[str, Any] | None = None
         self.stop_reason: str | None = None
         self._ending: asyncio.Future[None] | None = None
-        self.encoder = TaskUpdateEncoder(task_id)  # batch: frames without parents
+        # Batch: the frames yielded while running (no parents), from the encoder.
+        self.encoder = TaskUpdateEncoder(task_id) if batch else None
         self._on_event = self._batch_event if batch else self._stream_event
 
     @property
@@ -391,7 +420,7 @@ class TurnRecorder:
         return self.last_frames
 
     def _batch_event(self, event: Event) -> None:
-        frames = self.encoder.encode(event)
+        frames = self.encoder.encode(event)  # type: ignore[union-attr]
         self._frames = frames
         if not frames or frames[0]["type"] != "delta":
             self._event_note = self._note_for(event)
@@ -431,12 +460,18 @@ class TurnRecorder:
             entry = opened.pop(event.id, None)  # type: ignore[union-attr]
             if entry is None:
                 step = _NO_FRAME
-            else:
-                self._close(entry)
+            else:  # ``_close``
+                entry.status = DONE
+                now = now_us()
+                entry.updated_at = now if now > entry.updated_at else entry.updated_at + 1
+                entry.changes += 1
+                if entry.pieces:
+                    entry.settle()
+                self._finals.append(entry)
                 step = _DONE_FRAME
         else:
             note = self._note_for(event)
-            content = event_content(event)
+            content = None if event.__class__ in _NO_CONTENT else event_content(event)
             if content is None:
                 step = _NO_FRAME
             else:
@@ -464,10 +499,13 @@ class TurnRecorder:
     def _add(self, content: dict[str, Any], text: bool | None, status: str, note: dict[str, Any]) -> _Entry:
         index = self._next_index
         self._next_index = index + 1
-        entry = _Entry(index, content, text, status, self._stamp(), note)
-        self._entries[index] = entry
-        self._last = entry
-        self._schedule()
+        stamp = now_us()  # ``_stamp``
+        if stamp <= self._clock:
+            stamp = self._clock + MS
+        self._clock = stamp
+        entry = self._entries[index] = self._last = _Entry(index, content, text, status, stamp, note)
+        if self._writer is None:
+            self._schedule()
         return entry
 
     def _build_frames(self) -> list[dict[str, Any]]:
@@ -538,10 +576,13 @@ class TurnRecorder:
         """After the last event, or when the stream is closed early: close ``events`` and store
         the rest. Shielded: a cancelled stream (client gone) must still leave the turn stored."""
         self._mark_ending()
-        closing = asyncio.get_running_loop().create_task(self._finish(events))
+        loop = asyncio.get_running_loop()
+        closing = loop.create_task(self._finish(events))
         _closing.add(closing)
-        closing.add_done_callback(_closing.discard)
-        await asyncio.shield(closing)
+        # What ``asyncio.shield`` does, with less: cancelling this await leaves ``closing`` running.
+        waiter = loop.create_future()
+        closing.add_done_callback(partial(_closed, waiter))
+        await waiter
 
     def _mark_ending(self) -> None:
         if self._ending is None and not self.batch:
@@ -585,7 +626,12 @@ class TurnRecorder:
         if (cls is ToolCall or cls is ToolResult) and event.render is not None:  # type: ignore[union-attr]
             return {**self._note, "render": event.render}  # type: ignore[union-attr]
         if cls is Usage:
-            usage = {k: getattr(event, k) for k in ("input", "output", "total", "cost")}
+            usage = {
+                "input": event.input,  # type: ignore[union-attr]
+                "output": event.output,  # type: ignore[union-attr]
+                "total": event.total,  # type: ignore[union-attr]
+                "cost": event.cost,  # type: ignore[union-attr]
+            }
             self.usage = {k: v for k, v in usage.items() if v is not None} or None
         elif cls is Done and event.stop_reason is not None:  # type: ignore[union-attr]
             self.stop_reason = event.stop_reason  # type: ignore[union-attr]
@@ -628,9 +674,11 @@ class TurnRecorder:
 
     def _close(self, entry: _Entry) -> None:
         entry.status = DONE
-        entry.updated_at = max(now_us(), entry.updated_at + 1)
+        now = now_us()
+        entry.updated_at = now if now > entry.updated_at else entry.updated_at + 1
         entry.changes += 1
-        entry.settle()
+        if entry.pieces:
+            entry.settle()
         self._finals.append(entry)
 
     def _schedule(self) -> None:
@@ -682,26 +730,45 @@ class TurnRecorder:
             new, changed, written = list(self._inbound_rows), [], []
             inbound = len(new)
             now = now_us()
+            noted = self._noted
             for entry in self._entries.values():
                 if entry.saved == entry.changes:
                     continue
-                if entry.status == IN_PROGRESS and (entry.stored or entry.changes > 1):
-                    entry.updated_at = max(now, entry.updated_at + 1)
-                text = _json_noted(entry.settle(), entry.note)
-                if entry.stored:
-                    changed.append(RowChange(entry.id, text, entry.status, entry.updated_at))
+                stored = entry.saved > 0
+                if entry.status == IN_PROGRESS and (stored or entry.changes > 1):
+                    entry.updated_at = now if now > entry.updated_at else entry.updated_at + 1
+                text = noted(entry.settle() if entry.pieces else entry.content, entry.note)
+                if stored:
+                    changed.append(_row(RowChange, (entry.id, text, entry.status, entry.updated_at)))
                 else:
-                    new.append(NewRow(entry.id, text, entry.status, entry.created_at, entry.updated_at))
-                written.append((entry, entry.changes))
+                    row = (entry.id, text, entry.status, entry.created_at, entry.updated_at)
+                    new.append(_row(NewRow, row))
+                written.append(entry)
+                written.append(entry.changes)
             if not new and not changed:
                 return
             await self.store.write_flush(self.task_id, new, changed)
             del self._inbound_rows[:inbound]
-            for entry, version in written:
-                entry.stored = True
+            entries = self._entries
+            for i in range(0, len(written), 2):
+                entry, version = written[i], written[i + 1]
                 entry.saved = version
                 if entry.status == DONE and version == entry.changes:
-                    del self._entries[entry.index]
+                    del entries[entry.index]
+
+    def _noted(self, content: dict[str, Any], note: dict[str, Any]) -> str:
+        """``content`` with its annotation, as JSON text (``_json_noted``): the annotation's JSON is
+        made once per note (a turn's contents mostly share one) and spliced in."""
+        if not note:
+            return orjson.dumps(content).decode()
+        body = orjson.dumps(content)
+        if len(body) <= 2 or ANNOTATION in content:
+            return _json_noted(content, note)
+        cached = self._note_json
+        if cached is None or cached[0] is not note:
+            # Holding the note keeps its identity from being reused by another dict.
+            cached = self._note_json = (note, _ANNOTATION_KEY + orjson.dumps(note) + b"}")
+        return (body[:-1] + cached[1]).decode()
 
     async def _finish(self, events: AsyncIterator[Event]) -> None:
         try:
@@ -774,11 +841,13 @@ class RecordedRun:
     """A ``TurnRun`` seen through a ``TurnRecorder``: the same events, ``pull`` and
     ``stop_reason``, each event tracked by the recorder as it is delivered."""
 
-    __slots__ = ("_begun", "_ended", "_recorder", "_run")
+    __slots__ = ("_begun", "_ended", "_on_event", "_pull", "_recorder", "_run")
 
     def __init__(self, recorder: TurnRecorder, run: Any) -> None:
         self._recorder = recorder
         self._run = run
+        self._pull = run.pull
+        self._on_event = recorder._on_event
         self._begun = self._ended = False
 
     @property
@@ -797,12 +866,12 @@ class RecordedRun:
             self._begun = True
             await self._recorder.begin()
         try:
-            event = await self._run.pull(timeout)
+            event = await self._pull(timeout)
         except StopAsyncIteration:
             await self.aclose()
             raise
         if event is not None:
-            self._recorder._on_event(event)
+            self._on_event(event)
         return event
 
     def cancel(self) -> None:
@@ -817,6 +886,19 @@ class RecordedRun:
             self._begun = True
             await self._recorder.begin()
         await self._recorder.end(self._run)
+
+
+def _closed(waiter: asyncio.Future[None], closing: asyncio.Task[None]) -> None:
+    _closing.discard(closing)
+    exc = None if closing.cancelled() else closing.exception()  # retrieved, as shield does
+    if waiter.done():  # the awaiting task was cancelled
+        return
+    if closing.cancelled():
+        waiter.cancel()
+    elif exc is not None:
+        waiter.set_exception(exc)
+    else:
+        waiter.set_result(None)
 
 
 def _is_run(events: Any) -> bool:
@@ -847,6 +929,12 @@ _CONTAINERS: Final = frozenset((dict, list))
 
 def _json(content: dict[str, Any]) -> str:
     return orjson.dumps(content).decode()
+
+
+_ANNOTATION_KEY: Final = b"," + orjson.dumps(ANNOTATION) + b":"
+_row: Final = tuple.__new__
+"""``NewRow(...)``/``RowChange(...)`` from a tuple of its fields, without the named tuple's
+``__new__`` (a Python function) per row."""
 
 
 def _json_noted(content: dict[str, Any], note: dict[str, Any]) -> str:

@@ -24,13 +24,22 @@ _process = os.urandom(5).hex()
 _counter = itertools.count(int.from_bytes(os.urandom(3), "big"))
 
 
+_second: tuple[int, str] = (-1, "")
+"""The last second an id was made in, and the ids' prefix for it (swapped whole: thread-safe)."""
+
+
 def new_id() -> str:
     """A 24-hex id shaped like a Mongo ObjectId: seconds, per-process random, counter.
 
     Ids made by one process are strictly increasing within a second and across seconds.
     """
+    global _second
     n = next(_counter) & 0xFFFFFF  # itertools.count is atomic under the GIL
-    return f"{int(time.time()) & 0xFFFFFFFF:08x}{_process}{n:06x}"
+    now = int(time.time())
+    second = _second
+    if second[0] != now:
+        second = _second = (now, f"{now & 0xFFFFFFFF:08x}{_process}")
+    return f"{second[1]}{n:06x}"
 
 
 def new_ids(n: int) -> list[str]:
