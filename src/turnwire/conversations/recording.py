@@ -492,8 +492,17 @@ class TurnRecorder:
         note = self._note
         if note and not text and (event.__class__ is ThoughtStart or event.__class__ is ThoughtDelta):
             note = {**note, "part_id": event.id}  # type: ignore[union-attr]
-        entry = self._add(text_content("") if text else reasoning_content([]), text, IN_PROGRESS, note)
-        opened[event.id] = entry  # type: ignore[union-attr]
+        index = self._next_index
+        self._next_index = index + 1
+        stamp = now_us()  # ``_stamp``
+        if stamp <= self._clock:
+            stamp = self._clock + MS
+        self._clock = stamp
+        content = text_content("") if text else reasoning_content([])
+        entry = _Entry(index, content, text, IN_PROGRESS, stamp, note)
+        self._entries[index] = opened[event.id] = self._last = entry  # type: ignore[union-attr]
+        if self._writer is None:
+            self._schedule()
         return entry
 
     def _add(self, content: dict[str, Any], text: bool | None, status: str, note: dict[str, Any]) -> _Entry:
@@ -724,51 +733,52 @@ class TurnRecorder:
 
     async def flush(self) -> None:
         """Write everything pending in one transaction: new messages (the client's first, then the
-        turn's, in order) and the content and status of those already written."""
+        turn's, in order) and the content and status of those already written.
+
+        Each content is stored with its annotation (``_json_noted``); the annotation's JSON is made
+        once per note (a turn's contents mostly share one) and spliced into the content's."""
         async with self._lock:
             self._last_flush = time.monotonic()
             new, changed, written = list(self._inbound_rows), [], []
             inbound = len(new)
             now = now_us()
-            noted = self._noted
+            dumps = orjson.dumps
+            noted = self._note_json
             for entry in self._entries.values():
-                if entry.saved == entry.changes:
+                version, saved = entry.changes, entry.saved
+                if saved == version:
                     continue
-                stored = entry.saved > 0
-                if entry.status == IN_PROGRESS and (stored or entry.changes > 1):
+                if entry.status == IN_PROGRESS and (saved or version > 1):
                     entry.updated_at = now if now > entry.updated_at else entry.updated_at + 1
-                text = noted(entry.settle() if entry.pieces else entry.content, entry.note)
-                if stored:
+                content = entry.settle() if entry.pieces else entry.content
+                note = entry.note
+                if not note:
+                    text = dumps(content).decode()
+                else:
+                    body = dumps(content)
+                    if len(body) <= 2 or ANNOTATION in content:
+                        text = _json_noted(content, note)
+                    else:
+                        if noted is None or noted[0] is not note:
+                            # Holding the note keeps its identity from being reused by another dict.
+                            noted = (note, _ANNOTATION_KEY + dumps(note) + b"}")
+                        text = (body[:-1] + noted[1]).decode()
+                if saved:
                     changed.append(_row(RowChange, (entry.id, text, entry.status, entry.updated_at)))
                 else:
                     row = (entry.id, text, entry.status, entry.created_at, entry.updated_at)
                     new.append(_row(NewRow, row))
-                written.append(entry)
-                written.append(entry.changes)
+                written.append((entry, version))
+            self._note_json = noted
             if not new and not changed:
                 return
             await self.store.write_flush(self.task_id, new, changed)
             del self._inbound_rows[:inbound]
             entries = self._entries
-            for i in range(0, len(written), 2):
-                entry, version = written[i], written[i + 1]
+            for entry, version in written:
                 entry.saved = version
                 if entry.status == DONE and version == entry.changes:
                     del entries[entry.index]
-
-    def _noted(self, content: dict[str, Any], note: dict[str, Any]) -> str:
-        """``content`` with its annotation, as JSON text (``_json_noted``): the annotation's JSON is
-        made once per note (a turn's contents mostly share one) and spliced in."""
-        if not note:
-            return orjson.dumps(content).decode()
-        body = orjson.dumps(content)
-        if len(body) <= 2 or ANNOTATION in content:
-            return _json_noted(content, note)
-        cached = self._note_json
-        if cached is None or cached[0] is not note:
-            # Holding the note keeps its identity from being reused by another dict.
-            cached = self._note_json = (note, _ANNOTATION_KEY + orjson.dumps(note) + b"}")
-        return (body[:-1] + cached[1]).decode()
 
     async def _finish(self, events: AsyncIterator[Event]) -> None:
         try:

@@ -4,14 +4,20 @@ are counted per channel, and a reader that falls behind is cut off rather than s
 from __future__ import annotations
 
 import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
 
 import anyio
 import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from store_databases import fresh_database
 from turnwire.conversations.pubsub import SubscriberOverflow
+from turnwire.conversations.recording import TurnRecorder
 from turnwire.conversations.redis_pubsub import PREFIX, RedisPubSub
+from turnwire.model import Event, MessageDelta, MessageEnd, MessageStart
+from turnwire.store import SqlStore
 
 pytestmark = pytest.mark.anyio
 
@@ -79,3 +85,39 @@ async def test_an_unreachable_redis_fails_at_start() -> None:
     with pytest.raises(RedisConnectionError):
         await hub.start()
     await hub.close()
+
+
+async def test_a_recorded_turn_reaches_a_reader_of_another_process_with_none_here(
+    redis_url: str, tmp_path: Path
+) -> None:
+    # The recorder builds frames only for a topic someone reads; through Redis a reader may be on
+    # another process, so the publishing hub (no reader of its own) still gets every frame.
+    store = SqlStore(fresh_database("sqlite", tmp_path, None))
+    await store.open()
+    left, right = RedisPubSub(redis_url), RedisPubSub(redis_url)
+    await left.start()
+    await right.start()
+    try:
+        task = (await store.create_task(name="across"))["id"]
+        reader = right.subscribe(task)
+        await reader.ready()
+        assert left.subscribers(task) == 0
+        recorder = TurnRecorder(store, task, left)
+
+        async def turn() -> AsyncIterator[Event]:
+            yield MessageStart(id="m")
+            yield MessageDelta(id="m", delta="hello")
+            yield MessageEnd(id="m")
+
+        [e async for e in recorder.record(turn())]
+        with anyio.fail_after(10):
+            got = [await reader.__anext__() for _ in range(3)]
+        assert [f["type"] for f in got] == ["start", "delta", "done"]
+        assert got[1]["delta"] == {"type": "text", "text_delta": "hello"}
+        assert got[2]["parent_task_message"] == recorder.finals[0]
+        assert got[2]["parent_task_message"]["content"]["content"] == "hello"
+        await reader.aclose()
+    finally:
+        await left.close()
+        await right.close()
+        await store.close()

@@ -169,6 +169,15 @@ async def test_subscribers_counts_readers_per_topic() -> None:
     assert (hub.subscribers("a"), hub.subscribers("b")) == (0, 0)
 
 
+async def test_listened_says_whether_a_topic_has_a_reader_now() -> None:
+    hub = LocalPubSub()
+    assert not hub.listened("a")
+    sub = hub.subscribe("a")
+    assert hub.listened("a") and not hub.listened("b")
+    await sub.aclose()
+    assert not hub.listened("a")
+
+
 async def test_aclose_drops_the_subscriber_and_the_others_keep_reading() -> None:
     hub = LocalPubSub(backlog=1)
     gone, stays = hub.subscribe("t"), hub.subscribe("t")
