@@ -18,7 +18,7 @@ bench venv (the extension ABI must match), e.g.::
 dependencies (pydantic, starlette, ...) to type-check against. Steps:
 
 1. copy ``src`` to ``OUT/src`` (no ``__pycache__``);
-2. ``--compiler mypyc``: apply ``MYPYC_PATCHES`` to the copy, type-check the modules to compile
+2. ``--compiler mypyc``: type-check the modules to compile
    (imports followed silently); mypyc refuses code with type errors, so each reported line gets
    a ``# type: ignore`` in the copy only, and the lines are listed (duck-typed spots mypy cannot
    follow; mypyc still checks declared types at run time, so the suite run on the tree is the
@@ -64,20 +64,6 @@ HOT_MODULES = (
 )
 """The pure-Python modules a recorded ``POST /invoke`` spends its own time in (cProfile of
 ``serve_inproc.py --profile sqlite``); the rest of the request is Starlette, pydantic, SQLite."""
-
-MYPYC_PATCHES = {
-    "turnwire/formats/agentex/updates.py": (
-        (
-            "index = self._indexes.pop((kind, event.id), None)\n"
-            '            return [] if index is None else [self._frame("done", index)]',
-            "ended = self._indexes.pop((kind, event.id), None)\n"
-            '            return [] if ended is None else [self._frame("done", ended)]',
-        ),
-    ),
-}
-"""Rewrites of the copy where a ``# type: ignore`` is not enough: mypyc checks a variable's declared
-type at run time, and ``index`` is an ``int`` earlier in ``encode``, so the ``None`` of an end
-without an open message raised ``TypeError`` (tests/unit/formats/agentex/test_updates.py)."""
 
 ERROR = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+): error: (?P<msg>.*)$")
 IGNORE = re.compile(r"\s*#\s*type:\s*ignore(\[[^\]]*\])?")
@@ -153,19 +139,6 @@ def cythonize(src: Path, modules: list[str], directives: str, opt_level: str) ->
     return done, skipped
 
 
-def patch(src: Path, modules: list[str]) -> None:
-    for path, rewrites in MYPYC_PATCHES.items():
-        if path not in modules:
-            continue
-        file = src / path
-        text = file.read_text()
-        for old, new in rewrites:
-            if old not in text:
-                sys.exit(f"{path}: the text MYPYC_PATCHES rewrites is gone; check the module anew")
-            text = text.replace(old, new)
-        file.write_text(text)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--src", type=Path, default=REPO / "src", help="the pure tree to copy")
@@ -202,7 +175,6 @@ def main() -> None:
     if args.compiler == "cython":
         modules, skipped = cythonize(src, modules, args.directive, args.opt_level)
     else:
-        patch(src, modules)
         errors = type_errors(src, modules, flags)
         ignore_lines(src, errors)
         for path, lines in sorted(errors.items()):

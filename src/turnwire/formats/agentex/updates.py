@@ -87,8 +87,8 @@ class TaskUpdateEncoder:
             return frames
         if isinstance(event, m.MessageEnd | m.ThoughtEnd):
             kind = "message" if isinstance(event, m.MessageEnd) else "thought"
-            index = self._indexes.pop((kind, event.id), None)
-            return [] if index is None else [self._frame("done", index)]
+            ended = self._indexes.pop((kind, event.id), None)  # not `index`: an int above, None here
+            return [] if ended is None else [self._frame("done", ended)]
         content = event_content(event)
         return [] if content is None else self._full(content)
 
