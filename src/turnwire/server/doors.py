@@ -15,6 +15,7 @@ from turnwire.formats import WireFormat
 from turnwire.model import Message
 from turnwire.server.body import decode_json, read_body
 from turnwire.server.context import AppContext, current
+from turnwire.server.door_route import DoorRoute
 from turnwire.server.errors import RequestError, error_response
 from turnwire.server.models import SESSION_ID_PATTERN
 
@@ -45,11 +46,22 @@ def add_door(router: APIRouter, path: str, door: Door, *, summary: str, **openap
     async def named_agent(name: str, request: Request) -> Response:
         return await run(request, name)
 
+    # DoorRoute: the same routes, answered without FastAPI's per-request dependency solving.
     router.add_api_route(
-        f"/{path}", default_agent, methods=["POST"], summary=f"{summary}: default agent", **openapi
+        f"/{path}",
+        default_agent,
+        methods=["POST"],
+        summary=f"{summary}: default agent",
+        route_class_override=DoorRoute,
+        **openapi,
     )
     router.add_api_route(
-        f"/agents/{{name}}/{path}", named_agent, methods=["POST"], summary=summary, **openapi
+        f"/agents/{{name}}/{path}",
+        named_agent,
+        methods=["POST"],
+        summary=summary,
+        route_class_override=DoorRoute,
+        **openapi,
     )
 
 

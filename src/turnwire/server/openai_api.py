@@ -41,6 +41,7 @@ from turnwire.framing import SSE_DONE, SSE_MEDIA_TYPE
 from turnwire.model import ErrorEvent, InteractionRequest, Usage
 from turnwire.server.body import BodyTooLarge, UnsupportedMediaType
 from turnwire.server.context import AppContext, current
+from turnwire.server.door_route import DoorRoute
 from turnwire.server.doors import read_object, session_id
 from turnwire.server.errors import RequestError, UnknownAgent, json_response
 from turnwire.server.negotiation import Transport
@@ -148,6 +149,7 @@ def openai_router(dependencies: Sequence[Any] = ()) -> APIRouter:
         summary="OpenAI Chat Completions",
         responses=_RESPONSES,
         openapi_extra=_OPENAPI_BODY,
+        route_class_override=DoorRoute,  # a turn door: no dependency solving per request
     )
     return router
 
