@@ -52,24 +52,36 @@ class ShutdownSignal:
         with self._lock:
             self._started = False
 
-    @contextlib.contextmanager
-    def watch(self, callback: Callable[[], Any]) -> Iterator[None]:
+    def watch(self, callback: Callable[[], Any]) -> contextlib.AbstractContextManager[None]:
         """Run ``callback`` on the current event loop when the shutdown begins, while the block
         runs (at once if it has begun already)."""
+        return _Watch(self, callback)
+
+
+class _Watch:
+    """``ShutdownSignal.watch``'s block: a plain class, not a generator context manager (every
+    streamed turn enters one)."""
+
+    __slots__ = ("callback", "signal")
+
+    def __init__(self, signal: ShutdownSignal, callback: Callable[[], Any]) -> None:
+        self.signal = signal
+        self.callback = callback
+
+    def __enter__(self) -> None:
         loop = asyncio.get_running_loop()
-        key = id(token := object())
-        with self._lock:
-            started = self._started
+        signal = self.signal
+        with signal._lock:
+            started = signal._started
             if not started:
-                self._watchers[key] = (loop, callback)
+                signal._watchers[id(self)] = (loop, self.callback)
         if started:
-            loop.call_soon(callback)
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._watchers.pop(key, None)
-            del token
+            loop.call_soon(self.callback)
+
+    def __exit__(self, *exc: object) -> None:
+        signal = self.signal
+        with signal._lock:
+            signal._watchers.pop(id(self), None)
 
 
 SHUTDOWN = ShutdownSignal()

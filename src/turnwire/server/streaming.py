@@ -12,7 +12,6 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, Final
 
-import anyio
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
@@ -97,8 +96,10 @@ async def stream_body(
             # (the frame tells the request id of the log line, never the exception: no SQL, no paths)
             error = internal_error_message(log_failure(exc, "turn stream"))
         finally:
-            with anyio.CancelScope(shield=True):
-                await run.aclose()
+            # No anyio shield: the body is driven by the live turn's own asyncio task, where a
+            # shield stops no cancellation (a native ``task.cancel()`` goes through it), and the
+            # run's close already waits out a cancellation of its caller (``runner.stop_task``).
+            await run.aclose()
         for f in encoder.finish(error=error):
             yield frame(f)
         if trailer:
