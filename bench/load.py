@@ -141,9 +141,9 @@ def server(kind: str, workdir: str) -> Iterator[tuple[str, int]]:
     python = SERVER_PYTHON[0] if SERVER_PYTHON else sys.executable
     bindir = Path(python).parent
     path = [str(BENCH), *filter(None, [os.environ.get("PYTHONPATH")])]
-    if kind == "turnwire-base":
+    if kind.endswith("-base"):  # turnwire-base, turnwire-nostore-base: the baseline checkout's src
         path.insert(0, BASELINE_SRC[0])
-        kind = "turnwire"
+        kind = kind.removesuffix("-base")
     if kind == "turnwire-nullstore":  # serve_app.nullstore_app: the same app, a store that keeps nothing
         cmd = [python, "-m", "uvicorn", "serve_app:nullstore_app", "--app-dir", str(BENCH)]
         cmd += ["--host", "127.0.0.1", "--port", str(port), "--log-level", "info"]
@@ -219,6 +219,7 @@ LABELS = {
     "turnwire-base": "turnwire serve, baseline checkout",
     "turnwire-nullstore": "turnwire serve's app, a store that keeps nothing",
     "turnwire-nostore": "turnwire routes, no store",
+    "turnwire-nostore-base": "turnwire routes, no store, baseline checkout",
     "floor": "bare Starlette floor",
 }
 EXPECTED = [
@@ -381,6 +382,7 @@ def plot(levels: list[Level], out_dir: Path) -> None:
             ("turnwire-base", ":o"),
             ("turnwire-nullstore", "-.o"),
             ("turnwire-nostore", "-^"),
+            ("turnwire-nostore-base", ":^"),
             ("floor", "--s"),
         )
         for server_name, style in styles:
