@@ -9,7 +9,7 @@ applies them on every route, Agentex routes included.
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from fastapi import Depends
@@ -105,8 +105,13 @@ class AppContext:
         """This context as ``tenant`` sees it: the same agents, pool and pub/sub, and the store
         restricted to the tenant's tasks (``TenantStore``)."""
         store = self.store
-        scoped = None if store is None else TenantStore(store, tenant)
-        return replace(self, store=scoped, tenant=tenant, _warm=self.warm, _turns=self.turns)
+        # A copy of the fields, as dataclasses.replace makes but without its per-call field walk
+        # (every request builds one).
+        view = object.__new__(type(self))
+        view.__dict__.update(self.__dict__)
+        view.store = None if store is None else TenantStore(store, tenant)
+        view.tenant, view._warm, view._turns = tenant, self.warm, self.turns
+        return view
 
 
 def _turn_logs(pubsub: PubSub) -> Any:

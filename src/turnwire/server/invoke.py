@@ -143,7 +143,7 @@ async def invoke(request: Request, app: AppContext, agent_name: str) -> Response
     headers = request.headers
     fmt = _format(headers.get("x-ag-messages-format"))
     version = client_version(fmt, request, app)
-    transport = negotiate_transport(headers.get("accept"))
+    transport = _transport(headers.get("accept"))
     body = await read_object(request, app)
     raw_messages, parameters = _envelope(body)
     sid = _session_id(body, headers.get("x-ag-session-id"), headers.get("baggage"))
@@ -214,6 +214,23 @@ def _batch(fmt: WireFormat, events: list[Event], info: TurnInfo, headers: dict[s
         "data": {"outputs": outputs},
     }
     return Response(orjson.dumps(envelope), status["code"], headers=headers, media_type=JSON_MEDIA_TYPE)
+
+
+_TRANSPORTS: dict[str, Transport] = {}
+_TRANSPORTS_KEPT: Final = 256
+
+
+def _transport(accept: str | None) -> Transport:
+    """``negotiate_transport``, remembered for the Accept values clients repeat (a bounded number
+    of them: a client sending ever new values costs a parse each, never memory)."""
+    if accept is None:
+        return Transport.JSON
+    found = _TRANSPORTS.get(accept)
+    if found is None:
+        found = negotiate_transport(accept)  # NotAcceptable (406): nothing remembered
+        if len(_TRANSPORTS) < _TRANSPORTS_KEPT:
+            _TRANSPORTS[accept] = found
+    return found
 
 
 def _format(header: str | None) -> WireFormat:
