@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import math
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -140,6 +141,8 @@ class WarmPool:
         self.clock = clock
         self._entries: OrderedDict[PoolKey, Parked] = OrderedDict()
         self._closing: set[asyncio.Task[None]] = set()
+        self._next_expiry = math.inf
+        """No entry expires before this: a sweep before then finds nothing (every request sweeps)."""
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -162,6 +165,7 @@ class WarmPool:
             self.discard(self._entries.pop(idle))
         entry.expires = self.clock() + (self.waiting_ttl if entry.waiting else self.idle_ttl)
         self._entries[key] = entry
+        self._next_expiry = min(self._next_expiry, entry.expires)
         return True
 
     def checkout(self, key: PoolKey) -> Parked | None:
@@ -187,8 +191,11 @@ class WarmPool:
 
     def _sweep(self) -> None:
         now = self.clock()
+        if now < self._next_expiry:
+            return
         for key in [k for k, e in self._entries.items() if e.expires <= now]:
             self.discard(self._entries.pop(key))
+        self._next_expiry = min((e.expires for e in self._entries.values()), default=math.inf)
 
 
 async def _close(agen: Any) -> None:

@@ -57,6 +57,23 @@ def test_entries_expire_after_their_own_ttl() -> None:
     assert pool.checkout(("a", "waiting")) is None
 
 
+def test_entries_parked_later_or_left_after_a_checkout_expire_on_time() -> None:
+    clock = Clock()
+    pool = WarmPool(max_entries=4, idle_ttl=60, waiting_ttl=600, clock=clock)
+    pool.park(("a", "first"), entry(waiting=False))  # expires at 60
+    pool.park(("a", "taken"), entry(waiting=False))
+    clock.now = 30
+    assert pool.checkout(("a", "taken")) is not None
+    pool.park(("a", "later"), entry(waiting=False))  # expires at 90
+    clock.now = 60
+    assert pool.checkout(("a", "first")) is None
+    clock.now = 89.9
+    assert pool.checkout(("a", "unknown")) is None  # sweeps
+    assert ("a", "later") in pool
+    clock.now = 90
+    assert pool.checkout(("a", "later")) is None and len(pool) == 0
+
+
 def test_a_full_pool_evicts_the_least_recently_parked_idle_entry_only() -> None:
     pool = WarmPool(max_entries=3, clock=Clock())
     pool.park(("a", "w1"), entry(waiting=True))
