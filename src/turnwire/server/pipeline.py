@@ -11,7 +11,6 @@ ids) every door guarantees. A door only reads its request into a ``TurnRequest``
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -24,6 +23,7 @@ from turnwire.errors import InputError
 from turnwire.model import Message
 from turnwire.runtime import TurnContext
 from turnwire.runtime.approvals import ApprovalRejected
+from turnwire.runtime.context import new_random_id
 from turnwire.runtime.runner import EventRun
 from turnwire.runtime.transcript import Decision
 from turnwire.server.context import AppContext
@@ -94,7 +94,7 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
     if SHUTDOWN.started:
         raise RequestError.at(503, "the server is shutting down; retry the request", (), "shutting_down")
     agent = app.agent(request.agent_name)
-    session_id = request.session_id or uuid.uuid4().hex
+    session_id = request.session_id or new_random_id()
     history = request.messages
     conversation = await _open_conversation(app, request, session_id)
     if conversation is not None and await settled(conversation.task_id):
@@ -114,7 +114,7 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
     warm = app.warm
     if request.regenerate:
         warm.forget(request.agent_name, scope)
-    trace_id = uuid.uuid4().hex
+    trace_id = new_random_id()
     message_id = request.message_id or f"msg-{trace_id}"
     ctx = TurnContext(
         messages=history, session_id=session_id, parameters=request.parameters, trace_id=trace_id
