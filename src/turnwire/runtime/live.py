@@ -63,9 +63,10 @@ class ChunkLog:
         self.closed = True
         self._notify()
 
-    async def read(self, start: int, timeout: float | None) -> list[bytes]:
+    async def read(self, start: int, timeout: float | None, alarm: Alarm | None = None) -> list[bytes]:
         """The chunks from index ``start``; waits up to ``timeout`` seconds (``None``: as long as it
-        takes) for one. ``[]``: none came in time, or the log is closed and read to its end."""
+        takes) for one. ``[]``: none came in time, or the log is closed and read to its end.
+        ``alarm``: the reader's own timer, kept across reads (else one timer per wait)."""
         if start >= len(self.chunks) and not self.closed:
             loop = asyncio.get_running_loop()
             wake: asyncio.Future[None] = loop.create_future()
@@ -73,11 +74,16 @@ class ChunkLog:
             if timeout is None:
                 await wake
             else:
-                timer = loop.call_later(timeout, _wake, wake)
+                timer = None
+                if alarm is None:
+                    timer = loop.call_later(timeout, _wake, wake)
+                else:
+                    alarm.arm(loop, timeout, wake)
                 try:
                     await wake
                 finally:
-                    timer.cancel()
+                    if timer is not None:
+                        timer.cancel()
                     if wake in self._waiters:  # timed out: no append took it off the list
                         self._waiters.remove(wake)
         return self.chunks[start:]
@@ -86,6 +92,46 @@ class ChunkLog:
 def _wake(waiter: asyncio.Future[None]) -> None:
     if not waiter.done():
         waiter.set_result(None)
+
+
+class Alarm:
+    """A reader's timeout across its waits: one timer, re-armed for the latest deadline when it
+    rings early, instead of a timer made and cancelled per wait (a keepalive of 15 s outlives
+    hundreds of a cadenced stream's waits)."""
+
+    __slots__ = ("deadline", "timer", "waiter")
+
+    def __init__(self) -> None:
+        self.deadline = 0.0
+        self.timer: asyncio.TimerHandle | None = None
+        self.waiter: asyncio.Future[None] | None = None
+
+    def arm(self, loop: asyncio.AbstractEventLoop, timeout: float, waiter: asyncio.Future[None]) -> None:
+        """Wake ``waiter`` ``timeout`` seconds from now unless something else wakes it first."""
+        self.deadline = loop.time() + timeout
+        self.waiter = waiter
+        timer = self.timer
+        if timer is not None and timer.when() > self.deadline:  # a shorter timeout than before
+            timer.cancel()
+            timer = None
+        if timer is None:
+            self.timer = loop.call_at(self.deadline, self._ring, loop)
+
+    def _ring(self, loop: asyncio.AbstractEventLoop) -> None:
+        waiter = self.waiter
+        if waiter is None or waiter.done():
+            self.timer = None  # nobody waits: the next wait arms a new timer
+        elif loop.time() >= self.deadline:
+            self.timer = None
+            waiter.set_result(None)
+        else:  # armed for an earlier wait that has since been answered
+            self.timer = loop.call_at(self.deadline, self._ring, loop)
+
+    def cancel(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        self.waiter = None
 
 
 class PubSubLike(Protocol):
@@ -202,10 +248,11 @@ class LiveTurn:
             self._idle.cancel()
             self._idle = None
         read = self.log.read
+        alarm = Alarm() if keepalive is not None else None
         position = 0
         try:
             while True:
-                chunks = await read(position, keepalive)
+                chunks = await read(position, keepalive, alarm)
                 if chunks:
                     position += len(chunks)
                     yield chunks[0] if len(chunks) == 1 else b"".join(chunks)
@@ -214,6 +261,8 @@ class LiveTurn:
                 elif keepalive_bytes:
                     yield keepalive_bytes
         finally:
+            if alarm is not None:
+                alarm.cancel()
             self.readers -= 1
             if self.readers == 0 and not self.log.closed:
                 self._left()

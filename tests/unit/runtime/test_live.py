@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from turnwire.conversations.pubsub import LocalPubSub
-from turnwire.runtime.live import STOP_TOPIC, ChunkLog, LiveTurns
+from turnwire.runtime.live import STOP_TOPIC, Alarm, ChunkLog, LiveTurns
 
 pytestmark = pytest.mark.anyio
 
@@ -133,3 +133,45 @@ async def test_a_cancelled_reader_does_not_stop_the_others_waking() -> None:
     log.append(b"a")
     assert await staying == [b"a"]
     assert gone.cancelled()
+
+
+async def test_a_readers_alarm_is_one_timer_across_its_waits() -> None:
+    log, alarm = ChunkLog(), Alarm()
+    waiting = asyncio.ensure_future(log.read(0, 5, alarm))
+    await asyncio.sleep(0)
+    timer = alarm.timer
+    assert timer is not None
+    log.append(b"a")
+    assert await waiting == [b"a"]
+    waiting = asyncio.ensure_future(log.read(1, 5, alarm))
+    await asyncio.sleep(0)
+    assert alarm.timer is timer  # the same timer, not one more per wait
+    log.append(b"b")
+    assert await waiting == [b"b"]
+    assert await asyncio.wait_for(log.read(2, 0.01, alarm), 5) == []  # a shorter timeout rings in time
+    assert log._waiters == [] and alarm.timer is None
+    alarm.cancel()
+
+
+async def test_an_alarm_that_rings_for_an_answered_wait_rearms_for_the_current_one() -> None:
+    log, alarm = ChunkLog(), Alarm()
+    waiting = asyncio.ensure_future(log.read(0, 0.05, alarm))
+    await asyncio.sleep(0)
+    log.append(b"a")
+    assert await waiting == [b"a"]
+    await asyncio.sleep(0.02)  # the timer, armed for the first wait, rings during the second
+    assert await asyncio.wait_for(log.read(1, 0.05, alarm), 5) == []
+    assert log._waiters == []
+
+
+async def test_a_follow_with_keepalive_sends_it_after_silence_and_chunks_in_between() -> None:
+    turns = LiveTurns()
+
+    async def body() -> AsyncIterator[bytes]:
+        yield b"one;"
+        await asyncio.sleep(0.08)
+        yield b"two;"
+
+    live = turns.begin("k", "t", None, body(), detached=False)
+    got = [chunk async for chunk in live.follow(0.03, b":ka;")]
+    assert got[0] == b"one;" and got[-1] == b"two;" and b":ka;" in got[1:-1]
