@@ -43,11 +43,15 @@ def _contents(n: int, tag: str) -> list[dict]:
 
 def serve(db_url: str, port: int) -> None:
     """Subprocess entry: serve the Agentex routes on ``port`` from a store at ``db_url``."""
+    import gc
+
     import uvicorn
 
     from turnwire.server import Settings, create_app
 
     app = create_app({"bench": None}, settings=Settings(db_url=db_url))  # type: ignore[dict-item]
+    gc.collect()  # as `turnwire serve` does once its app is built (server/run.py build_app)
+    gc.freeze()
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
 
 

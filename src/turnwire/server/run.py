@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import ipaddress
 import logging
 import os
@@ -104,7 +105,12 @@ def build_app(options: ServeOptions) -> FastAPI:
         raise AgentLoadError(
             f"--default-agent {options.default_agent!r} is not an agent; known agents: {known}"
         )
-    return create_app(agents, default_agent=options.default_agent, settings=options.settings)
+    app = create_app(agents, default_agent=options.default_agent, settings=options.settings)
+    # What is imported and built by now lives as long as the process: keep it out of every later
+    # collection (a full one walked it all, ≈ 50 ms every few dozen 1,000-message batch requests).
+    gc.collect()
+    gc.freeze()
+    return app
 
 
 def serve(options: ServeOptions, sock: object | None = None, *, app: FastAPI | None = None) -> None:
