@@ -1,7 +1,8 @@
 """Database URLs, engines and transactions for SQLite (default) and PostgreSQL.
 
 SQLite: WAL, one writer at a time (``BEGIN IMMEDIATE`` across processes). The hot statements run on
-threads of their own (``sqlite_threads``: a writer thread with group commit, reader threads);
+threads of their own (``sqlite_threads``: a writer thread with group commit) or, for reads by key,
+at once on the event loop's own connection;
 everything else goes through SQLAlchemy, whose writes pause the writer thread meanwhile.
 PostgreSQL: the hot statements go straight to an asyncpg pool, one round trip each (a recorder
 flush is one statement); the others through SQLAlchemy. Writers on one task serialise on its row
@@ -156,6 +157,12 @@ class Database:
         """SQLite: ``fn(conn, *args)`` on a reader thread's connection, without a transaction."""
         assert self.threads is not None, "SQLite only"
         return self.threads.read(fn, *args)
+
+    def sqlite_read_now(self, fn: Callable[..., R], *args: Any) -> R:
+        """SQLite: ``fn(conn, *args)`` at once on the event loop's own connection, without a
+        transaction: for reads by key only (microseconds; the loop waits meanwhile)."""
+        assert self.threads is not None, "SQLite only"
+        return self.threads.read_now(fn, *args)
 
     async def dispose(self) -> None:
         if self.pg is not None:

@@ -67,7 +67,7 @@ class FlushQueries:
 
     async def message_clock(self, task_id: str) -> int:
         if self.db.dialect == "sqlite":
-            clock = await self.db.sqlite_read(_clock_sqlite, task_id)
+            clock = self.db.sqlite_read_now(_clock_sqlite, task_id)
         else:
             rows = await self.db.pg_fetch(_CLOCK_PG, task_id)
             clock = rows[0][0] if rows else None

@@ -96,9 +96,16 @@ def _fetch(conn: sqlite3.Connection, sql: str, params: Any) -> list[Any]:
     return conn.execute(sql, params).fetchall()
 
 
-def _run(conn: sqlite3.Connection, sql: str, params: Any) -> None:
-    """On the SQLite writer thread: one statement."""
-    conn.execute(sql, params)
+def _find_or_create_sqlite(
+    conn: sqlite3.Connection, session_id: str, tenant: str, task_id: str, now: int
+) -> Any:
+    """On the SQLite writer thread: the session's task as ``_pick_session`` finds it, else ``None``
+    after inserting the new task ``task_id`` named ``session_id``."""
+    rows = conn.execute(_SESSION_SQLITE, (session_id, session_id, tenant)).fetchall()
+    found = _pick_session(rows, session_id)
+    if found is None:
+        conn.execute(_CREATE_SQLITE, (task_id, session_id, now, now, tenant))
+    return found
 
 
 def _dump(value: Any) -> str | None:
@@ -171,8 +178,9 @@ class TaskQueries:
     async def session_task(self, session_id: str, *, tenant: str = "") -> SessionTask:
         """The task of ``tenant`` whose id is ``session_id``, else its live one named ``session_id``,
         else a new task named ``session_id``; whether this call created it, and its message clock.
-        One read when the task exists, one insert more when it does not. ``ConflictError`` if the
-        name belongs to a deleted task. PostgreSQL: one statement either way."""
+        SQLite: one read when the task exists, one writer-thread unit more when it does not.
+        ``ConflictError`` if the name belongs to a deleted task. PostgreSQL: one statement either
+        way."""
         now = now_us()
         task_id = str(uuid.uuid4())
         if self.db.dialect == "postgresql":
@@ -187,37 +195,33 @@ class TaskQueries:
                 if found is None:
                     raise ConflictError(f"Task name '{session_id}' could not be created")
             return SessionTask(_task(found), False, found[8])
-        found = await self._session_row(session_id, tenant)
-        if found is not None:
-            return SessionTask(_task(found), False, found[8])
-        try:
-            await self.db.sqlite_write(_run, _CREATE_SQLITE, (task_id, session_id, now, now, tenant))
-        except (IntegrityError, sqlite3.IntegrityError):
-            # The name was taken since the read (names are unique): that task is the session's.
-            found = await self._session_row(session_id, tenant)
+        # SQLite: the lookup at once on the event loop's connection (a few µs); a session not found
+        # is looked up again and created in one unit of the writer thread, where no other writer
+        # can come between the two.
+        rows = self.db.sqlite_read_now(_fetch, _SESSION_SQLITE, (session_id, session_id, tenant))
+        found = _pick_session(rows, session_id)
+        if found is None:
+            found = await self.db.sqlite_write(_find_or_create_sqlite, session_id, tenant, task_id, now)
             if found is None:
-                raise
-            return SessionTask(_task(found), False, found[8])
-        return SessionTask(_task((task_id, session_id, "RUNNING", None, None, None, now, now)), True, 0)
+                new = (task_id, session_id, "RUNNING", None, None, None, now, now)
+                return SessionTask(_task(new), True, 0)
+        return SessionTask(_task(found), False, found[8])
 
     async def _session_pg_alone(self, session_id: str, tenant: str, task_id: str, now: int) -> list[Any]:
         return await self.db.pg_fetch(_SESSION_PG_CREATE, session_id, tenant, task_id, now)
 
     async def _session_row(self, session_id: str, tenant: str) -> Any:
-        if self.db.dialect == "sqlite":
-            rows = await self.db.sqlite_read(_fetch, _SESSION_SQLITE, (session_id, session_id, tenant))
-            return _pick_session(rows, session_id)
         rows = await self.db.pg_fetch(_SESSION_PG, session_id, tenant)
         return _pick_session(rows, session_id)
 
     async def get_task(self, task_id: str, *, tenant: str | None = None) -> dict[str, Any]:
         if self.db.dialect == "sqlite":
-            # Every tenant-scoped request asks this first (``TenantStore.owns``): one hop to a reader
-            # thread, not a pool checkout, a greenlet and aiosqlite's thread hand-off.
+            # Every tenant-scoped request asks this first (``TenantStore.owns``): a lookup by key at
+            # once on the loop's connection, not a pool checkout, a greenlet and a thread hand-off.
             if tenant is None:
-                rows = await self.db.sqlite_read(_fetch, _GET_SQLITE, (task_id,))
+                rows = self.db.sqlite_read_now(_fetch, _GET_SQLITE, (task_id,))
             else:
-                rows = await self.db.sqlite_read(_fetch, _GET_OF_SQLITE, (task_id, tenant))
+                rows = self.db.sqlite_read_now(_fetch, _GET_OF_SQLITE, (task_id, tenant))
             if not rows or rows[0][2] == "DELETED":
                 raise NotFoundError(task_id)
             return _task(rows[0])
