@@ -46,17 +46,17 @@ class Writes:
     SQLAlchemy writer engine (it is the reader too: reads roll back, so only commits count), and
     the statements the store sends straight to asyncpg, each its own transaction (a recorder flush
     is one statement: its inserts and updates of messages are counted in it, in order).
-    SQLite: traced on the writer thread's connection, which runs every write of the recorder; its
-    trace shows an ``executemany`` row by row, so a run of the same statement on the same table is
-    one statement."""
+    SQLite: traced on the write connections (the writer thread's and the event loop's), which run
+    every write of the recorder; their trace shows an ``executemany`` row by row, so a run of the
+    same statement on the same table is one statement."""
 
     def __init__(self, store: SqlStore) -> None:
         self.transactions = 0
         self.statements: list[str] = []
         self._last = ""
         if store.dialect == "sqlite":
-            assert store.db.threads is not None and store.db.threads.writer_conn is not None
-            store.db.threads.writer_conn.set_trace_callback(self._traced)
+            assert store.db.threads is not None
+            store.db.threads.trace_writes(self._traced)
             return
         engine = store.db.writer.sync_engine
         event.listen(engine, "commit", self._commit)

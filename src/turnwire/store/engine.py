@@ -147,11 +147,12 @@ class Database:
             finally:
                 pause.resume.set()
 
-    def sqlite_write(self, fn: Callable[..., R], *args: Any) -> Awaitable[R]:
+    def sqlite_write(self, fn: Callable[..., R], *args: Any, quick: bool = False) -> Awaitable[R]:
         """SQLite: ``fn(conn, *args)`` as one write transaction on the writer thread (grouped with
-        whatever else is queued, each in its own savepoint); its result or exception."""
+        whatever else is queued); its result or exception. ``quick`` (a few statements of a few
+        rows): it may run on the event loop's own connection, grouped the same way."""
         assert self.threads is not None, "SQLite only"
-        return self.threads.write(fn, *args)
+        return self.threads.write(fn, *args, quick=quick)
 
     def sqlite_read(self, fn: Callable[..., R], *args: Any) -> Awaitable[R]:
         """SQLite: ``fn(conn, *args)`` on a reader thread's connection, without a transaction."""

@@ -79,7 +79,8 @@ class FlushQueries:
         if not new and not changed:
             return
         if self.db.dialect == "sqlite":
-            await self.db.sqlite_write(_flush_sqlite, task_id, new, changed, self.writer_id)
+            # Quick: a flush holds what one turn produced in one flush interval.
+            await self.db.sqlite_write(_flush_sqlite, task_id, new, changed, self.writer_id, quick=True)
             return
         if self._pg_flushes is None:
             db = self.db

@@ -201,7 +201,8 @@ class TaskQueries:
         rows = self.db.sqlite_read_now(_fetch, _SESSION_SQLITE, (session_id, session_id, tenant))
         found = _pick_session(rows, session_id)
         if found is None:
-            found = await self.db.sqlite_write(_find_or_create_sqlite, session_id, tenant, task_id, now)
+            create = _find_or_create_sqlite
+            found = await self.db.sqlite_write(create, session_id, tenant, task_id, now, quick=True)
             if found is None:
                 new = (task_id, session_id, "RUNNING", None, None, None, now, now)
                 return SessionTask(_task(new), True, 0)
