@@ -20,11 +20,11 @@ busy loop holds for up to the switch interval (5 ms) each time the writer thread
 after a statement. That connection never waits for a lock (``busy_timeout=0``) and never
 checkpoints: after ``CHECKPOINT_ROWS`` rows or ``CHECKPOINT_EVERY`` seconds of such commits the
 writer thread does, between transactions, as SQLite's automatic checkpoint would after a commit
-(the WAL file then starts over instead of growing), quick units queueing on the thread meanwhile.
+(the WAL file then starts over instead of growing), quick units waiting meanwhile.
 If the database is locked (another process, or a write through SQLAlchemy), if a unit raises, or
 if its ``COMMIT`` fails, nothing of the batch is kept and the whole batch goes to the writer
 thread, which applies it as above. Order is kept: while anything waits for or runs on the writer
-thread, quick units queue behind it there.
+thread, quick units wait on the loop until it is done.
 
 **Reads.** ``read_now`` runs a cheap read (a lookup by key: a few µs) at once on the event loop's
 own connection: a hop to a thread costs more than the statement, and each hop makes the loop and
@@ -196,23 +196,27 @@ class SqliteThreads:
 
     def _thread_done(self, outcomes: list[_Outcome]) -> None:
         """On the event loop: the writer thread finished these units."""
-        self._on_thread -= len(outcomes)
+        self._unqueue(len(outcomes))
         _settle(outcomes)
 
     def _unpause(self) -> None:
-        self._on_thread -= 1
+        self._unqueue(1)
+
+    def _unqueue(self, n: int) -> None:
+        self._on_thread -= n
+        if not self._on_thread and self._here_units:  # they waited for the thread to be done
+            asyncio.get_running_loop().call_soon(self._run_here)
 
     def _run_here(self) -> None:
         """On the event loop, at the end of the turn that queued them: the quick units as one
         transaction on the loop's connection, or all of them to the writer thread."""
+        conn = self._here_writer
+        if self._on_thread or conn is None:
+            return  # after what the thread has (queued before these): ``_unqueue`` calls again
         batch, self._here_units = self._here_units[:MAX_GROUP], self._here_units[MAX_GROUP:]
         if self._here_units:
             asyncio.get_running_loop().call_soon(self._run_here)
         if not batch:
-            return
-        conn = self._here_writer
-        if self._on_thread or conn is None:
-            self._to_thread(batch)
             return
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -285,8 +289,7 @@ class SqliteThreads:
     async def close(self) -> None:
         if not self._started:
             return
-        while self._here_units:  # what was queued is written before the threads stop
-            self._run_here()
+        self._to_thread([])  # quick units still queued: the writer thread writes them before it stops
         self._started = False
         self._writes.put(None)
         if self._reading:
