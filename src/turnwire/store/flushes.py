@@ -64,6 +64,9 @@ class FlushQueries:
     db: Database
     writer_id: str | None
     _pg_flushes: PgFlushes | None = None
+    quick_flushes: bool = True
+    """SQLite: flushes run on the event loop's connection (``sqlite_threads``' quick units: least
+    CPU, no GIL hand-offs); ``False``: on the writer thread (its SQL beside the loop)."""
 
     async def message_clock(self, task_id: str) -> int:
         if self.db.dialect == "sqlite":
@@ -80,7 +83,8 @@ class FlushQueries:
             return
         if self.db.dialect == "sqlite":
             # Quick: a flush holds what one turn produced in one flush interval.
-            await self.db.sqlite_write(_flush_sqlite, task_id, new, changed, self.writer_id, quick=True)
+            quick = self.quick_flushes
+            await self.db.sqlite_write(_flush_sqlite, task_id, new, changed, self.writer_id, quick=quick)
             return
         if self._pg_flushes is None:
             db = self.db
