@@ -83,12 +83,13 @@ class Database:
         if self.dialect == "sqlite":
             path, uri = _sqlite_path(self.url)
             if path in ("", ":memory:"):
-                # The writer and reader threads each need a connection to the same database: an
+                # The writer thread and the loop each need a connection to the same database: an
                 # in-memory one lives in a file of a private directory, removed on ``dispose``.
                 self._scratch = tempfile.mkdtemp(prefix="turnwire-")
                 path, uri = os.path.join(self._scratch, "memory.db"), False
                 self.url = f"sqlite+aiosqlite:///{path}"
-            # The hot path: each transaction one call on the writer thread, reads on reader threads.
+            # The hot path: each transaction one call, on the loop's connection or the writer thread;
+            # reads by key on the loop's connection.
             self.threads = SqliteThreads(path, uri=uri, readers=min(pool_size, 2))
             # Every other statement goes through SQLAlchemy. Every read is one SELECT, atomic on its
             # own under WAL: no BEGIN, and nothing to roll back when a connection is returned.
