@@ -99,8 +99,8 @@ def _fetch(conn: sqlite3.Connection, sql: str, params: Any) -> list[Any]:
 def _find_or_create_sqlite(
     conn: sqlite3.Connection, session_id: str, tenant: str, task_id: str, now: int
 ) -> Any:
-    """On the SQLite writer thread: the session's task as ``_pick_session`` finds it, else ``None``
-    after inserting the new task ``task_id`` named ``session_id``."""
+    """One SQLite write unit: the session's task as ``_pick_session`` finds it, else ``None`` after
+    inserting the new task ``task_id`` named ``session_id``."""
     rows = conn.execute(_SESSION_SQLITE, (session_id, session_id, tenant)).fetchall()
     found = _pick_session(rows, session_id)
     if found is None:
@@ -178,12 +178,12 @@ class TaskQueries:
     async def session_task(self, session_id: str, *, tenant: str = "") -> SessionTask:
         """The task of ``tenant`` whose id is ``session_id``, else its live one named ``session_id``,
         else a new task named ``session_id``; whether this call created it, and its message clock.
-        SQLite: one read when the task exists, one writer-thread unit more when it does not.
+        SQLite: one read when the task exists, one write unit more when it does not.
         ``ConflictError`` if the name belongs to a deleted task. PostgreSQL: one statement either
         way."""
         now = now_us()
-        task_id = str(uuid.uuid4())
         if self.db.dialect == "postgresql":
+            task_id = str(uuid.uuid4())
             if self._pg_sessions is None:
                 self._pg_sessions = PgSessions(self.db.pg_fetch, self._session_pg_alone)
             rows = await self._pg_sessions.find_or_create(session_id, tenant, task_id, now)
@@ -196,12 +196,12 @@ class TaskQueries:
                     raise ConflictError(f"Task name '{session_id}' could not be created")
             return SessionTask(_task(found), False, found[8])
         # SQLite: the lookup at once on the event loop's connection (a few µs); a session not found
-        # is looked up again and created in one unit of the writer thread, where no other writer
-        # can come between the two.
+        # is looked up again and created in one quick write unit (``sqlite_threads``), where no
+        # other writer can come between the two.
         rows = self.db.sqlite_read_now(_fetch, _SESSION_SQLITE, (session_id, session_id, tenant))
         found = _pick_session(rows, session_id)
         if found is None:
-            create = _find_or_create_sqlite
+            task_id, create = str(uuid.uuid4()), _find_or_create_sqlite
             found = await self.db.sqlite_write(create, session_id, tenant, task_id, now, quick=True)
             if found is None:
                 new = (task_id, session_id, "RUNNING", None, None, None, now, now)
