@@ -141,6 +141,8 @@ def server(kind: str, workdir: str) -> Iterator[tuple[str, int]]:
     python = SERVER_PYTHON[0] if SERVER_PYTHON else sys.executable
     bindir = Path(python).parent
     path = [str(BENCH), *filter(None, [os.environ.get("PYTHONPATH")])]
+    # Each server its own SQLite file: the one run second must not start on the first's rows.
+    db_url = STORE_URL or f"sqlite:///{workdir}/{kind}.db"
     if kind.endswith("-base"):  # turnwire-base, turnwire-nostore-base: the baseline checkout's src
         path.insert(0, BASELINE_SRC[0])
         kind = kind.removesuffix("-base")
@@ -158,7 +160,6 @@ def server(kind: str, workdir: str) -> Iterator[tuple[str, int]]:
         module = "floor_app:app" if kind == "floor" else "stream_app:app"
         cmd = [python, "-m", "uvicorn", module, "--app-dir", str(BENCH)]
         cmd += ["--host", "127.0.0.1", "--port", str(port), "--log-level", "info"]
-    db_url = STORE_URL or f"sqlite:///{workdir}/load.db"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), TURNWIRE_DB_URL=db_url)
     log = open(Path(workdir) / f"{kind}.log", "wb")  # noqa: SIM115 - closed in finally
     proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT)
