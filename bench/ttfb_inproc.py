@@ -1,7 +1,7 @@
 """Workload 4's time to first byte in process: N new sessions at once, driven by direct ASGI calls.
 
-``sqlite-tf`` is the ``sqlite`` app with its recorder flushes on the SQLite writer thread
-(``SqlStore.quick_flushes = False``) instead of the event loop's connection. ``--cadence`` also
+``sqlite-lf`` is the ``sqlite`` app with its recorder flushes on the event loop's connection
+(``SqlStore.quick_flushes = True``) instead of the SQLite writer thread. ``--cadence`` also
 reports each app's p99 lateness of the numbers (``message_start`` more than 50 ms after the last).
 
 Like ``serve_inproc.py`` (no HTTP, no sockets, uvloop) but timing each request from its call to
@@ -138,7 +138,7 @@ Marks = list[dict[str, float]]
 async def _round(app: Any, name: str, args: argparse.Namespace) -> tuple[float, float, Marks]:
     from turnwire.store import SqlStore
 
-    SqlStore.quick_flushes = name != "sqlite-tf"
+    SqlStore.quick_flushes = name == "sqlite-lf"
     _LATE.clear()
     floor = name == "floor"
     path = "/agents/fast/invoke" if not args.cadence and not floor else "/invoke"
@@ -160,14 +160,14 @@ async def main_async(args: argparse.Namespace) -> None:
     if args.phases:
         _instrument()
     names = args.apps.split(",")
-    apps = _apps([n for n in names if n != "sqlite-tf"])
-    if "sqlite-tf" in names:  # the same app as sqlite, its flushes on the writer thread
-        apps["sqlite-tf"] = apps.get("sqlite") or _apps(["sqlite"])["sqlite"]
+    apps = _apps([n for n in names if n != "sqlite-lf"])
+    if "sqlite-lf" in names:  # the same app as sqlite, its flushes on the loop
+        apps["sqlite-lf"] = apps.get("sqlite") or _apps(["sqlite"])["sqlite"]
     late: dict[str, float] = {name: float("inf") for name in names}
     best: dict[str, list[float]] = {name: [float("inf"), float("inf")] for name in names}
     phases: dict[str, dict[str, list[float]]] = {}
     cpu: dict[str, float] = {name: float("inf") for name in names}
-    contexts = [_Lifespan(app) for name, app in apps.items() if name != "sqlite-tf" or "sqlite" not in apps]
+    contexts = [_Lifespan(app) for name, app in apps.items() if name != "sqlite-lf" or "sqlite" not in apps]
     for ctx in contexts:
         await ctx.__aenter__()
     try:

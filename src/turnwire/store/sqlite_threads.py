@@ -12,19 +12,19 @@ again with each unit inside its own ``SAVEPOINT``. If the batch as a whole fails
 or an error that ends the transaction), every unit of it is run again alone, so one unit's failure
 never takes the others with it. Nothing is acknowledged before its ``COMMIT``.
 
-**Quick units on the event loop.** A unit marked ``quick`` (a recorder flush, a session's
-creation: tens of µs) runs on the event loop's own write connection instead, grouped the same way:
-every quick unit queued during one turn of the loop goes into one transaction, run by one
-callback at the end of that turn. No thread wakes up, and neither side waits for the GIL, which a
-busy loop holds for up to the switch interval (5 ms) each time the writer thread wants it back
-after a statement. That connection never waits for a lock (``busy_timeout=0``) and never
-checkpoints: after ``CHECKPOINT_ROWS`` rows or ``CHECKPOINT_EVERY`` seconds of such commits the
-writer thread does, between transactions, as SQLite's automatic checkpoint would after a commit
-(the WAL file then starts over instead of growing), quick units waiting meanwhile.
-If the database is locked (another process, or a write through SQLAlchemy), if a unit raises, or
-if its ``COMMIT`` fails, nothing of the batch is kept and the whole batch goes to the writer
-thread, which applies it as above. Order is kept: while anything waits for or runs on the writer
-thread, quick units wait on the loop until it is done.
+**Quick units on the event loop.** A unit marked ``quick`` (a session's creation, on the path to
+a turn's first byte; recorder flushes if ``SqlStore.quick_flushes``: tens of µs) runs on the
+event loop's own write connection instead, grouped the same way: every quick unit queued during
+one turn of the loop goes into one transaction, run by one callback at the end of that turn. No
+thread wakes up, and neither side waits for the GIL, which a busy loop holds for up to the switch
+interval (5 ms) each time the writer thread wants it back after a statement. That connection
+never waits for a lock (``busy_timeout=0``) and never checkpoints: after ``CHECKPOINT_ROWS`` rows
+or ``CHECKPOINT_EVERY`` seconds of such commits the writer thread does, between transactions, as
+SQLite's automatic checkpoint would after a commit (the WAL file then starts over instead of
+growing), quick units waiting meanwhile. If the database is locked (another process, or a write
+through SQLAlchemy), if a unit raises, or if its ``COMMIT`` fails, nothing of the batch is kept
+and the whole batch goes to the writer thread, which applies it as above. Order is kept: while
+anything waits for or runs on the writer thread, quick units wait on the loop until it is done.
 
 **Reads.** ``read_now`` runs a cheap read (a lookup by key: a few µs) at once on the event loop's
 own connection: a hop to a thread costs more than the statement, and each hop makes the loop and
