@@ -34,6 +34,9 @@ def _read_sse(url: str, method: str, path: str, body: Any, started: threading.Ev
         with httpx.stream(
             method, url + path, json=body, headers={"accept": "text/event-stream"}, timeout=60
         ) as r:
+            if r.status_code != 200:  # named in the assertion that fails, with what the server said
+                out.append(f"status {r.status_code}: {r.read()[:300]!r}")
+                return
             for line in r.iter_lines():
                 if line.startswith("data: "):
                     out.append(line[6:] if line == "data: [DONE]" else orjson.loads(line[6:]))
