@@ -12,12 +12,12 @@ whole, each flush of it runs again alone.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
 
 from turnwire.store.base import NewRow, RowChange
 from turnwire.store.errors import NotFoundError
+from turnwire.store.pg_grouping import Grouped
 
 _MAX_GROUP: Final = 200
 
@@ -45,83 +45,37 @@ Alone = Callable[[str, Sequence[NewRow], Sequence[RowChange], "str | None"], Awa
 
 
 class _Flush:
-    __slots__ = ("changed", "fut", "new", "task_id", "writer")
+    __slots__ = ("changed", "new", "task_id", "writer")
 
     def __init__(
         self, task_id: str, new: Sequence[NewRow], changed: Sequence[RowChange], writer: str | None
     ) -> None:
         self.task_id, self.new, self.changed, self.writer = task_id, new, changed, writer
-        self.fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
 
-class PgFlushes:
+class PgFlushes(Grouped[_Flush, None]):
     """One statement in flight at a time, carrying every flush queued meanwhile."""
 
+    max_group = _MAX_GROUP
+
     def __init__(self, fetch: Callable[..., Awaitable[list[Any]]], alone: Alone) -> None:
+        super().__init__()
         self._fetch, self._alone = fetch, alone
-        self._queue: list[_Flush] = []
-        self._runner: asyncio.Task[None] | None = None
 
     async def write(
         self, task_id: str, new: Sequence[NewRow], changed: Sequence[RowChange], writer: str | None
     ) -> None:
-        flush = _Flush(task_id, new, changed, writer)
-        self._queue.append(flush)
-        if self._runner is None:
-            self._runner = asyncio.get_running_loop().create_task(self._drain())
-        try:
-            await asyncio.shield(flush.fut)
-        except asyncio.CancelledError:
-            # The flush still goes out with its group; its outcome is nobody's to read now.
-            flush.fut.add_done_callback(lambda f: f.cancelled() or f.exception())
-            raise
+        await self.submit(_Flush(task_id, new, changed, writer))
 
-    async def _drain(self) -> None:
-        try:
-            while self._queue:
-                batch: list[_Flush] = []
-                later: list[_Flush] = []
-                tasks: set[str] = set()
-                for flush in self._queue:
-                    if flush.task_id in tasks or len(batch) >= _MAX_GROUP:
-                        later.append(flush)
-                    else:
-                        tasks.add(flush.task_id)
-                        batch.append(flush)
-                self._queue = later
-                if len(batch) == 1:
-                    await self._one(batch[0])
-                else:
-                    await self._group(batch)
-        finally:
-            self._runner = None
+    def key(self, call: _Flush) -> str:
+        return call.task_id
 
-    async def _one(self, flush: _Flush) -> None:
-        try:
-            await self._alone(flush.task_id, flush.new, flush.changed, flush.writer)
-        except Exception as exc:
-            _settle(flush, exc)
-        else:
-            _settle(flush, None)
+    async def alone(self, call: _Flush) -> None:
+        await self._alone(call.task_id, call.new, call.changed, call.writer)
 
-    async def _group(self, batch: list[_Flush]) -> None:
-        try:
-            found = {row[0] for row in await self._fetch(_GROUP_SQL, *_arguments(batch))}
-        except Exception:
-            for flush in batch:  # nothing of the statement was written: each again, alone
-                await self._one(flush)
-            return
-        for flush in batch:
-            _settle(flush, NotFoundError(flush.task_id) if flush.new and flush.task_id not in found else None)
-
-
-def _settle(flush: _Flush, exc: BaseException | None) -> None:
-    if flush.fut.done():
-        return
-    if exc is None:
-        flush.fut.set_result(None)
-    else:
-        flush.fut.set_exception(exc)
+    async def together(self, calls: list[_Flush]) -> list[BaseException | None]:
+        found = {row[0] for row in await self._fetch(_GROUP_SQL, *_arguments(calls))}
+        return [NotFoundError(f.task_id) if f.new and f.task_id not in found else None for f in calls]
 
 
 def _arguments(batch: list[_Flush]) -> list[list[Any]]:

@@ -12,9 +12,10 @@ lookup runs again alone.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
+
+from turnwire.store.pg_grouping import Grouped
 
 _MAX_GROUP: Final = 500
 
@@ -44,93 +45,47 @@ Rows = list[Any]
 
 
 class _Lookup:
-    __slots__ = ("fut", "new_id", "now", "session_id", "tenant")
+    __slots__ = ("new_id", "now", "session_id", "tenant")
 
     def __init__(self, session_id: str, tenant: str, new_id: str, now: int) -> None:
         self.session_id, self.tenant, self.new_id, self.now = session_id, tenant, new_id, now
-        self.fut: asyncio.Future[Rows] = asyncio.get_running_loop().create_future()
 
 
-class PgSessions:
+class PgSessions(Grouped[_Lookup, Rows]):
     """One grouped statement in flight at a time, carrying every lookup queued meanwhile; a lookup
     that finds nothing queued and nothing in flight runs alone at once (``alone``)."""
+
+    max_group = _MAX_GROUP
+    wait_one_turn = True  # the requests arriving together all queue before the statement
 
     def __init__(
         self,
         fetch: Callable[..., Awaitable[list[Any]]],
         alone: Callable[[str, str, str, int], Awaitable[Rows]],
     ) -> None:
+        super().__init__()
         self._fetch, self._alone = fetch, alone
-        self._queue: list[_Lookup] = []
-        self._runner: asyncio.Task[None] | None = None
 
     async def find_or_create(self, session_id: str, tenant: str, new_id: str, now: int) -> Rows:
-        lookup = _Lookup(session_id, tenant, new_id, now)
-        self._queue.append(lookup)
-        if self._runner is None:
-            self._runner = asyncio.get_running_loop().create_task(self._drain())
-        try:
-            return await asyncio.shield(lookup.fut)
-        except asyncio.CancelledError:
-            lookup.fut.add_done_callback(lambda f: f.cancelled() or f.exception())
-            raise
+        return await self.submit(_Lookup(session_id, tenant, new_id, now))
 
-    async def _drain(self) -> None:
-        try:
-            # One loop turn first: the requests arriving together all queue before the statement.
-            await asyncio.sleep(0)
-            while self._queue:
-                batch: list[_Lookup] = []
-                later: list[_Lookup] = []
-                keys: set[tuple[str, str]] = set()
-                for lookup in self._queue:
-                    key = (lookup.session_id, lookup.tenant)
-                    if key in keys or len(batch) >= _MAX_GROUP:
-                        later.append(lookup)
-                    else:
-                        keys.add(key)
-                        batch.append(lookup)
-                self._queue = later
-                if len(batch) == 1:
-                    await self._one(batch[0])
-                else:
-                    await self._group(batch)
-        finally:
-            self._runner = None
+    def key(self, call: _Lookup) -> tuple[str, str]:
+        return (call.session_id, call.tenant)
 
-    async def _one(self, lookup: _Lookup) -> None:
-        try:
-            rows = await self._alone(lookup.session_id, lookup.tenant, lookup.new_id, lookup.now)
-        except Exception as exc:
-            _settle(lookup, exc=exc)
-        else:
-            _settle(lookup, rows)
+    async def alone(self, call: _Lookup) -> Rows:
+        return await self._alone(call.session_id, call.tenant, call.new_id, call.now)
 
-    async def _group(self, batch: list[_Lookup]) -> None:
+    async def together(self, calls: list[_Lookup]) -> list[Rows | BaseException]:
         args: list[list[Any]] = [[], [], [], []]
-        for lookup in batch:
+        for lookup in calls:
             args[0].append(lookup.session_id)
             args[1].append(lookup.tenant)
             args[2].append(lookup.new_id)
             args[3].append(lookup.now)
-        try:
-            rows = await self._fetch(_GROUP_SQL, *args)
-        except Exception:
-            for lookup in batch:  # nothing of the statement was written: each again, alone
-                await self._one(lookup)
-            return
-        found: list[Rows] = [[] for _ in batch]
+        rows = await self._fetch(_GROUP_SQL, *args)
+        found: list[Rows] = [[] for _ in calls]
         for row in rows:
             found[row[0] - 1].append(tuple(row)[1:])
-        for lookup, own in zip(batch, found, strict=True):
+        for own in found:
             own.sort(key=lambda r: r[9])  # the new task's row last, as ``_SESSION_PG_CREATE`` has it
-            _settle(lookup, own)
-
-
-def _settle(lookup: _Lookup, rows: Rows | None = None, *, exc: BaseException | None = None) -> None:
-    if lookup.fut.done():
-        return
-    if exc is None:
-        lookup.fut.set_result(rows if rows is not None else [])
-    else:
-        lookup.fut.set_exception(exc)
+        return list(found)
