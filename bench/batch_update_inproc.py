@@ -42,7 +42,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 import compare_store  # noqa: E402
-from serve_inproc import _Lifespan  # noqa: E402
+from serve_inproc import _Lifespan, asgi_call, http_scope  # noqa: E402
 from store_turn import RawFloor  # noqa: E402
 
 BATCH = compare_store.BATCH
@@ -64,46 +64,7 @@ def _stop(start: float) -> float:
 
 async def asgi(app: Any, method: str, path: str, body: bytes) -> tuple[int, bytes]:
     """One request by direct ASGI calls: (status, body)."""
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0", "spec_version": "2.3"},
-        "http_version": "1.1",
-        "method": method,
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "root_path": "",
-        "query_string": b"",
-        "headers": [
-            (b"host", b"127.0.0.1"),
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
-        ],
-        "client": ("127.0.0.1", 1234),
-        "server": ("127.0.0.1", 80),
-        "state": {},
-    }
-    sent = False
-    status = 0
-    chunks: list[bytes] = []
-
-    async def receive() -> dict:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        await asyncio.Future()  # never: nobody disconnects
-        return {}
-
-    async def send(message: dict) -> None:
-        nonlocal status
-        if message["type"] == "http.response.start":
-            status = message["status"]
-        elif message["type"] == "http.response.body":
-            chunks.append(message.get("body", b""))
-
-    await app(scope, receive, send)
-    return status, b"".join(chunks)
+    return await asgi_call(app, http_scope(path, body, method=method, sse=False), body)
 
 
 def bare_app(store: Any) -> Any:

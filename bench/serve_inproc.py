@@ -28,6 +28,7 @@ import pstats
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,29 +42,37 @@ def _body(n: int) -> bytes:
     return orjson.dumps({"data": {"inputs": {"messages": [{"role": "user", "content": f"count to {n}"}]}}})
 
 
-async def _one(app: Any, path: str, body: bytes, query: bytes) -> bytes:
-    scope = {
+def http_scope(path: str, body: bytes, *, method: str = "POST", query: bytes = b"", sse: bool = True) -> dict:
+    """The ASGI scope of one loopback request with a JSON body (asking for SSE if ``sse``)."""
+    headers = [(b"host", b"127.0.0.1"), (b"content-type", b"application/json")]
+    if sse:
+        headers.append((b"accept", b"text/event-stream"))
+    headers.append((b"content-length", str(len(body)).encode()))
+    return {
         "type": "http",
         "asgi": {"version": "3.0", "spec_version": "2.3"},
         "http_version": "1.1",
-        "method": "POST",
+        "method": method,
         "scheme": "http",
         "path": path,
         "raw_path": path.encode(),
         "root_path": "",
         "query_string": query,
-        "headers": [
-            (b"host", b"127.0.0.1"),
-            (b"content-type", b"application/json"),
-            (b"accept", b"text/event-stream"),
-            (b"content-length", str(len(body)).encode()),
-        ],
+        "headers": headers,
         "client": ("127.0.0.1", 1234),
         "server": ("127.0.0.1", 80),
         "state": {},
     }
+
+
+async def asgi_call(
+    app: Any, scope: dict, body: bytes, on_chunk: Callable[[bytes], None] | None = None
+) -> tuple[int, bytes]:
+    """One request by direct ASGI calls: (status, body). The client leaves once the body ended;
+    ``on_chunk`` sees every body chunk as it is sent."""
     sent = False
     done = asyncio.Event()
+    status = 0
     chunks: list[bytes] = []
 
     async def receive() -> dict:
@@ -75,14 +84,24 @@ async def _one(app: Any, path: str, body: bytes, query: bytes) -> bytes:
         return {"type": "http.disconnect"}
 
     async def send(message: dict) -> None:
-        if message["type"] == "http.response.body":
-            chunks.append(message.get("body", b""))
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+        elif message["type"] == "http.response.body":
+            chunk = message.get("body", b"")
+            if on_chunk is not None:
+                on_chunk(chunk)
+            chunks.append(chunk)
             if not message.get("more_body"):
                 done.set()
 
     await app(scope, receive, send)
     done.set()
-    return b"".join(chunks)
+    return status, b"".join(chunks)
+
+
+async def _one(app: Any, path: str, body: bytes, query: bytes) -> bytes:
+    return (await asgi_call(app, http_scope(path, body, query=query), body))[1]
 
 
 class _Lifespan:

@@ -29,7 +29,7 @@ from typing import Any
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
 
-from serve_inproc import _apps, _body, _Lifespan  # noqa: E402
+from serve_inproc import _apps, _body, _Lifespan, asgi_call, http_scope  # noqa: E402
 
 _marks: contextvars.ContextVar[dict[str, float] | None] = contextvars.ContextVar("marks", default=None)
 
@@ -70,56 +70,19 @@ def _instrument() -> None:
 
 
 async def _one(app: Any, path: str, body: bytes, query: bytes, marks: dict[str, float]) -> bytes:
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0", "spec_version": "2.3"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "root_path": "",
-        "query_string": query,
-        "headers": [
-            (b"host", b"127.0.0.1"),
-            (b"content-type", b"application/json"),
-            (b"accept", b"text/event-stream"),
-            (b"content-length", str(len(body)).encode()),
-        ],
-        "client": ("127.0.0.1", 1234),
-        "server": ("127.0.0.1", 80),
-        "state": {},
-    }
-    sent = False
-    done = asyncio.Event()
-    chunks: list[bytes] = []
     starts: list[float] = []
 
-    async def receive() -> dict:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        await done.wait()
-        return {"type": "http.disconnect"}
-
-    async def send(message: dict) -> None:
-        if message["type"] == "http.response.body":
-            chunk = message.get("body", b"")
-            if chunk and "first" not in marks:
-                marks["first"] = time.perf_counter()
-            if b"message_start" in chunk:
-                starts.append(time.perf_counter())
-            chunks.append(chunk)
-            if not message.get("more_body"):
-                done.set()
+    def on_chunk(chunk: bytes) -> None:
+        if chunk and "first" not in marks:
+            marks["first"] = time.perf_counter()
+        if b"message_start" in chunk:
+            starts.append(time.perf_counter())
 
     _marks.set(marks)
     marks["t0"] = time.perf_counter()
-    await app(scope, receive, send)
-    done.set()
+    _, answer = await asgi_call(app, http_scope(path, body, query=query), body, on_chunk)
     _LATE.extend(max(0.0, b - a - 0.05) for a, b in itertools.pairwise(starts))
-    return b"".join(chunks)
+    return answer
 
 
 _LATE: list[float] = []
