@@ -460,14 +460,8 @@ class TurnRecorder:
             entry = opened.pop(event.id, None)  # type: ignore[union-attr]
             if entry is None:
                 step = _NO_FRAME
-            else:  # ``_close``
-                entry.status = DONE
-                now = now_us()
-                entry.updated_at = now if now > entry.updated_at else entry.updated_at + 1
-                entry.changes += 1
-                if entry.pieces:
-                    entry.settle()
-                self._finals.append(entry)
+            else:
+                self._close(entry)
                 step = _DONE_FRAME
         else:
             note = self._note_for(event)
