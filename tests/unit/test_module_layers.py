@@ -40,9 +40,9 @@ def _imports(path: Path, name: str, known: dict[str, Path]) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + [base])
-                base = base.strip(".")
-            targets = [base] + [f"{base}.{a.name}" for a in node.names]
+                parents = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parents, base]).strip(".")
+            targets = [base, *(f"{base}.{a.name}" for a in node.names)]
         for target in targets:
             while target and target not in known:
                 target = target.rpartition(".")[0]
@@ -142,10 +142,7 @@ def test_formats_import_no_other_format_nor_the_server() -> None:
             continue
         own = ".".join(name.split(".")[:3])
         wrong = sorted(
-            t
-            for t in targets
-            if t.startswith("turnwire.server")
-            or (_format_package(t) not in ("", own))
+            t for t in targets if t.startswith("turnwire.server") or (_format_package(t) not in ("", own))
         )
         if wrong:
             bad[name] = wrong
