@@ -77,7 +77,8 @@ class EventRun(Protocol):
     ready; ``stop_reason`` is set once the final event was delivered; ``aclose`` stops the turn.
     """
 
-    stop_reason: str | None
+    @property
+    def stop_reason(self) -> str | None: ...  # read-only here: a wrapper may pass its run's through
 
     def __aiter__(self) -> AsyncIterator[Event]: ...
 
