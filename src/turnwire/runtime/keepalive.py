@@ -94,6 +94,6 @@ async def with_keepalive(source: AsyncIterator[T], interval: float | None) -> As
 
 
 def _forget(task: asyncio.Future[Any]) -> None:
-    _orphans.discard(task)  # type: ignore[arg-type]
+    _orphans.discard(task)
     if not task.cancelled():
         task.exception()  # retrieved, so asyncio does not log "never retrieved"

@@ -14,7 +14,7 @@ divided by the requests. Apps, round robin, best of ``--rounds``:
 ``--cadence`` uses the demo agent's ``count to <n>`` with its 50 ms pause (wall time grows; CPU per
 request is still what is compared). Every app's answer is checked to end with its ``done`` frame.
 
-    PYTHONPATH=src bench/.venv/bin/python bench/serve_inproc.py [--n 10] [--concurrent 100]
+    PYTHONPATH=src bench/.venv/bin/python bench/experiments/serve_inproc.py [--n 10] [--concurrent 100]
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from typing import Any
 
 import orjson
 
-HERE = Path(__file__).parent
-sys.path.insert(0, str(HERE))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # bench/: the apps it serves, count_agent
 
 
 def _body(n: int) -> bytes:

@@ -12,7 +12,7 @@ best of ``--rounds``, the CPU time (``process_time``: every thread of the proces
 - workload 5's 1,000-message batch create and update, with its raw ``sqlite3`` floor in the same
   round robin (SQLite only)
 
-    PYTHONPATH=src bench/.venv/bin/python bench/store_turn.py [--against main] [--rounds 5]
+    PYTHONPATH=src bench/.venv/bin/python bench/experiments/store_turn.py [--against main] [--rounds 5]
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE.parent))  # bench/: compare_store, count_agent
 sys.path.insert(0, str(ROOT / "tests"))
 
 import compare_store  # noqa: E402

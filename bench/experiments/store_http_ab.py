@@ -7,7 +7,7 @@ rounds. Totals per operation of wall time (as compare_store reports them) and, s
 shared machine, of the server process's CPU time (every thread, from ``/proc/<pid>/task/*/schedstat``)
 against the floor's CPU time.
 
-    bench/.venv/bin/python bench/store_http_ab.py --against /work/main/src [--batches 30]
+    bench/.venv/bin/python bench/experiments/store_http_ab.py --against /work/main/src [--batches 30]
 """
 
 from __future__ import annotations
@@ -27,9 +27,11 @@ from pathlib import Path
 import httpx
 import orjson
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent  # bench/experiments: the sibling experiments
+BENCH = HERE.parent  # bench/: the workloads and tools this experiment reuses
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(BENCH))
+sys.path.insert(0, str(BENCH.parent / "tests"))
 
 import compare_store  # noqa: E402
 from bench_store import BATCH, _contents, _task  # noqa: E402
@@ -50,7 +52,7 @@ def server(src: str, db_url: str) -> Iterator[tuple[str, int]]:
     """bench_store's server process with ``src`` first on the path; (base URL, pid)."""
     port = free_port()
     env = dict(os.environ, PYTHONPATH=src)
-    cmd = [sys.executable, str(HERE / "bench_store.py"), "--serve", db_url, str(port)]
+    cmd = [sys.executable, str(BENCH / "bench_store.py"), "--serve", db_url, str(port)]
     proc = subprocess.Popen(cmd, env=env)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -70,7 +72,7 @@ def main() -> None:
     ap.add_argument("--against", required=True, help="the other tree's src directory")
     ap.add_argument("--batches", type=int, default=30)
     args = ap.parse_args()
-    trees = {"baseline": args.against, "this tree": str(HERE.parent / "src")}
+    trees = {"baseline": args.against, "this tree": str(BENCH.parent / "src")}
     headers = {"content-type": "application/json"}
     total = {name: [0.0, 0.0] for name in [*trees, "floor"]}
     cpu = {name: [0.0, 0.0] for name in [*trees, "floor"]}

@@ -8,7 +8,8 @@
   ``agent.run_stream_events``. Adapter: ``pydantic_ai_agent`` over the same agent.
 
 Both adapters are iterated directly (no runner, no server), so the difference is what the adapter
-adds per event. ``python bench/bench_agents.py [N]`` (N deltas, default 20000), round-robin best of 3.
+adds per event. ``python bench/experiments/bench_agents.py [N]`` (N deltas, default 20000),
+round-robin best of 3.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import httpx2
 import openai
 import orjson
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: timing
 
 from timing import machine
 from turnwire.agents import openai_agent, pydantic_ai_agent

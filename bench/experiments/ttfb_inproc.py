@@ -10,7 +10,7 @@ round robin, each app's best p50 and p99 over ``--rounds``. ``--phases`` also sp
 requests' setup: request → session found (``open_conversation``) → turn started (``start_turn``
 returned) → first body chunk, as medians and p99 of each step's end, in ms from the request.
 
-    PYTHONPATH=src bench/.venv/bin/python bench/ttfb_inproc.py [--concurrent 1000] [--cadence]
+    PYTHONPATH=src bench/.venv/bin/python bench/experiments/ttfb_inproc.py [--concurrent 1000] [--cadence]
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).parent
-sys.path.insert(0, str(HERE))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # serve_inproc
+sys.path.insert(0, str(HERE.parent))  # bench/: the apps serve_inproc serves
 
 from serve_inproc import _apps, _body, _Lifespan, asgi_call, http_scope  # noqa: E402
 

@@ -5,7 +5,7 @@ one-number messages with no pause) in a subprocess, so client and server do not 
 posts turns one after another on fresh sessions. Every turn is recorded in the store; the script
 checks the stored conversation of the last turn (the user message plus 20 answers, all DONE).
 
-    .venv/bin/python bench/bench_recording.py [--turns 300] [--messages 20]
+    .venv/bin/python bench/experiments/bench_recording.py [--turns 300] [--messages 20]
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import httpx
 
-HERE = Path(__file__).parent
+BENCH = Path(__file__).resolve().parents[1]  # bench/: count_agent, served from there
 
 
 def _free_port() -> int:
@@ -39,7 +39,7 @@ def _server(db_url: str, home: str) -> Iterator[str]:
     port = _free_port()
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
+        "PYTHONPATH": os.pathsep.join([str(BENCH), os.environ.get("PYTHONPATH", "")]),
         "XDG_DATA_HOME": home,
     }
     cmd = [sys.executable, "-c", "from turnwire.cli import app; app()", "serve", "--port", str(port)]

@@ -15,7 +15,7 @@ Both alternatives run with the cyclic GC paused, as turnwire's parse and render 
 messages, and must produce the same Agenta JSON as turnwire (checked before timing). Needs
 ``msgspec`` (not a turnwire dependency): ``pip install msgspec`` in the venv that runs this.
 
-    python bench/convert_alternatives.py [--repeat 5] [--references]
+    python bench/experiments/convert_alternatives.py [--repeat 5] [--references]
 
 ``--references`` imports Agenta and pydantic-ai first, as compare_convert.py does, so the garbage
 collector has their objects to walk too (as in a server process).

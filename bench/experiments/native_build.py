@@ -10,9 +10,10 @@ bench venv (the extension ABI must match), e.g.::
 
     /root/.pyenv/versions/3.11.7/bin/python3 -m venv /tmp/native-venv
     /tmp/native-venv/bin/pip install mypy cython setuptools
-    /tmp/native-venv/bin/python bench/native_build.py --compiler mypyc --out /tmp/turnwire-mypyc --keep-going
-    /tmp/native-venv/bin/python bench/native_build.py --compiler cython --out /tmp/turnwire-cython
-    PYTHONPATH=/tmp/turnwire-cython/src bench/.venv/bin/python bench/serve_inproc.py
+    /tmp/native-venv/bin/python bench/experiments/native_build.py --compiler mypyc \
+        --out /tmp/turnwire-mypyc --keep-going
+    /tmp/native-venv/bin/python bench/experiments/native_build.py --compiler cython --out /tmp/turnwire-cython
+    PYTHONPATH=/tmp/turnwire-cython/src bench/.venv/bin/python bench/experiments/serve_inproc.py
 
 ``--deps-python`` (default: the bench venv's interpreter) is where mypy finds turnwire's
 dependencies (pydantic, starlette, ...) to type-check against. Steps:
@@ -44,7 +45,7 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 BENCH_PYTHON = Path("/work/main/bench/.venv/bin/python")
 
 HOT_MODULES = (

@@ -5,7 +5,7 @@ each run checks where turnwire was imported from), and prints, per tree and app,
 per request over all alternations, and the ratio to the floor: best-of against the best floor,
 and the median of each run's own ratio (its floor measured in the same process, seconds apart).
 
-    bench/.venv/bin/python bench/native_ab.py pure=src mypyc=/tmp/turnwire-mypyc/src \\
+    bench/.venv/bin/python bench/experiments/native_ab.py pure=src mypyc=/tmp/turnwire-mypyc/src \\
         cython=/tmp/turnwire-cython/src [--alternations 6] [-- --rounds 5 --n 10]
 
 Arguments after ``--`` go to ``serve_inproc.py``.
@@ -21,14 +21,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent  # bench/experiments: serve_inproc.py
 ROW = re.compile(r"^(?P<app>\w+)\s+(?P<us>\d+) µs/request")
 
 
 def one_run(tree: Path, extra: list[str]) -> dict[str, float]:
     env = dict(os.environ, PYTHONPATH=str(tree))
     proc = subprocess.run(
-        [sys.executable, str(BENCH / "serve_inproc.py"), *extra],
+        [sys.executable, str(HERE / "serve_inproc.py"), *extra],
         env=env,
         capture_output=True,
         text=True,

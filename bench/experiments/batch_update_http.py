@@ -17,7 +17,7 @@ each in turn, with compare_store's raw ``sqlite3`` floor in the same rounds:
 Reported per batch, mean, median and best, wall time (the client's, as compare_store counts it) and the
 server process's CPU (every thread, ``/proc``), each ÷ the floor's same statistic.
 
-    PYTHONPATH=src bench/.venv/bin/python bench/batch_update_http.py [--batches 40]
+    PYTHONPATH=src bench/.venv/bin/python bench/experiments/batch_update_http.py [--batches 40]
 """
 
 from __future__ import annotations
@@ -37,14 +37,17 @@ from typing import Any
 import httpx
 import orjson
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent  # bench/experiments: the sibling experiments
+BENCH = HERE.parent  # bench/: the workloads and tools this experiment reuses
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(BENCH))
+sys.path.insert(0, str(BENCH.parent / "tests"))
+
+from store_http_ab import cpu_s  # noqa: E402
 
 import compare_store  # noqa: E402
 from bench_store import BATCH, _contents, _task  # noqa: E402
 from services import free_port  # noqa: E402
-from store_http_ab import cpu_s  # noqa: E402
 
 HEADERS = {"content-type": "application/json"}
 
@@ -160,7 +163,7 @@ def main() -> None:
             port = free_port()
             url = f"sqlite:///{tmp}/{name}.db"
             if name == "turnwire":
-                cmd = [str(HERE / "bench_store.py"), "--serve", url, str(port)]
+                cmd = [str(BENCH / "bench_store.py"), "--serve", url, str(port)]
             else:
                 cmd = [__file__, "--serve", name, url, str(port), "410891"]
             base, pids[name] = stack.enter_context(server(cmd, port))

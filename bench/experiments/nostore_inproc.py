@@ -9,7 +9,8 @@
 
 Round robin, best of ``--rounds``; ``--profile APP`` profiles that app's rounds on CPU time.
 
-    PYTHONPATH=src bench/.venv/bin/python bench/nostore_inproc.py [--apps floor,nostore,direct,served]
+    PYTHONPATH=src bench/.venv/bin/python bench/experiments/nostore_inproc.py \
+        [--apps floor,nostore,direct,served]
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # serve_inproc
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the apps, count_agent
 
 import serve_inproc
 

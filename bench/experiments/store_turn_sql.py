@@ -7,7 +7,7 @@ the last the rest, closed). ``sql floor`` runs the same statements straight on o
 one thread, every turn of the round in one transaction: what the SQL itself costs, no hand-off.
 CPU of the whole process (every thread), round robin, best of ``--rounds``.
 
-    PYTHONPATH=src bench/.venv/bin/python bench/store_turn_sql.py [--concurrent 100] [--rounds 7]
+    PYTHONPATH=src bench/.venv/bin/python bench/experiments/store_turn_sql.py [--concurrent 100] [--rounds 7]
 """
 
 from __future__ import annotations

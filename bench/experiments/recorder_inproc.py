@@ -7,7 +7,7 @@ inbound and the in-process pub/sub (``--subscribed``: one reader on every task, 
 pull of the same events is measured alongside, so ``recorder`` is what recording adds. Turns run
 ``--concurrent`` at a time under uvloop; best of ``--rounds`` round-robin rounds.
 
-    PYTHONPATH=src bench/.venv/bin/python bench/recorder_inproc.py [--n 10] [--subscribed]
+    PYTHONPATH=src bench/.venv/bin/python bench/experiments/recorder_inproc.py [--n 10] [--subscribed]
 """
 
 from __future__ import annotations

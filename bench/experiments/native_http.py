@@ -6,7 +6,7 @@ from the other (``--baseline-src``) and the floor; runs alternate which tree is 
 CPU per frame over the runs, its ratio to the best floor, and the median of each run's own ratio
 (the floor of the same run).
 
-    bench/.venv/bin/python bench/native_http.py --pure src --compiled /tmp/turnwire-cython/src \\
+    bench/.venv/bin/python bench/experiments/native_http.py --pure src --compiled /tmp/turnwire-cython/src \\
         [--runs 4] [--levels 100,1000] [--out /tmp/native-http]
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import orjson
 
-BENCH = Path(__file__).resolve().parent
+BENCH = Path(__file__).resolve().parents[1]  # bench/: load.py
 
 
 def main() -> None:

@@ -9,7 +9,8 @@ no event-loop hop and no agent: what compiling that code can save per event at m
 
 Each tree runs in its own process, round robin, best of ``--alternations`` × ``--rounds``, CPU time:
 
-    bench/.venv/bin/python bench/native_hot.py pure=src cython=/tmp/turnwire-cython/src [--turns 2000]
+    bench/.venv/bin/python bench/experiments/native_hot.py pure=src \
+        cython=/tmp/turnwire-cython/src [--turns 2000]
 """
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ after its startup).
 
 Run it once per tree and compare the ratios (each run has its own floor)::
 
-    PYTHONPATH=/work/main/src bench/.venv/bin/python bench/batch_update_inproc.py
-    PYTHONPATH=src bench/.venv/bin/python bench/batch_update_inproc.py
+    PYTHONPATH=/work/main/src bench/.venv/bin/python bench/experiments/batch_update_inproc.py
+    PYTHONPATH=src bench/.venv/bin/python bench/experiments/batch_update_inproc.py
 """
 
 from __future__ import annotations
@@ -37,13 +37,16 @@ from typing import Any
 
 import orjson
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent  # bench/experiments: the sibling experiments
+BENCH = HERE.parent  # bench/: the workloads and tools this experiment reuses
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(BENCH))
+sys.path.insert(0, str(BENCH.parent / "tests"))
 
-import compare_store  # noqa: E402
 from serve_inproc import _Lifespan, asgi_call, http_scope  # noqa: E402
 from store_turn import RawFloor  # noqa: E402
+
+import compare_store  # noqa: E402
 
 BATCH = compare_store.BATCH
 PROFILE: list[cProfile.Profile] = []  # --profile: the measured part of each run only
