@@ -14,7 +14,7 @@ from typing import Any
 from turnwire.store.base import NewRow, RowChange
 from turnwire.store.engine import Database
 from turnwire.store.errors import NotFoundError
-from turnwire.store.messages import INSERT_SQL
+from turnwire.store.message_writes import INSERT_SQL
 from turnwire.store.pg_flushes import PgFlushes
 
 # updated_at = max(stored + 1, wanted): strictly advances even if someone else wrote the row since.
