@@ -47,6 +47,7 @@ class Entry:
         "id",
         "index",
         "note",
+        "parent_id",
         "pieces",
         "record",
         "saved",
@@ -63,13 +64,15 @@ class Entry:
         status: str,
         stamp: int,
         note: dict[str, Any],
+        parent_id: str | None,
     ) -> None:
         self.index = index
         self.id = new_id()
+        self.parent_id = parent_id  # the message before it in its branch
         self.content = content
         self.text = text
         self.pieces: list[str] = []
-        self.note = note  # the stored content's annotation (``formats.agentex.annotations``)
+        self.note = note  # what the store keeps beside the content (``formats.agentex.annotations``)
         self.status = status
         self.created_at = self.updated_at = stamp
         self.changes = 1  # its creation

@@ -14,8 +14,6 @@ import orjson
 from turnwire.conversations.accumulator import Accumulator
 from turnwire.conversations.pubsub import PubSub
 from turnwire.conversations.recorder_entries import DONE, IN_PROGRESS, Entry
-from turnwire.formats.agentex.annotations import KEY as ANNOTATION
-from turnwire.formats.agentex.annotations import annotated, public_record
 from turnwire.model import Event
 from turnwire.store.base import NewRow, RowChange, Store
 from turnwire.store.clock import now_us
@@ -34,7 +32,9 @@ class RecorderWrites:
     flush_interval: float
     _entries: dict[int, Entry]
     _inbound_rows: list[NewRow]
-    _note_json: tuple[dict[str, Any], bytes] | None
+    _note_json: tuple[dict[str, Any], str] | None
+    _inbound_notes: list[dict[str, Any] | None]
+    _parent: str | None
     _collected: dict[int, Accumulator]
     _batch_notes: dict[int, dict[str, Any]]
     _finals: list[Any]
@@ -109,8 +109,8 @@ class RecorderWrites:
         """Write everything pending in one transaction: new messages (the client's first, then the
         turn's, in order) and the content and status of those already written.
 
-        Each content is stored with its annotation (``_json_noted``); the annotation's JSON is made
-        once per note (a turn's contents mostly share one) and spliced into the content's."""
+        Each content's note goes beside it (``NewRow.note``); its JSON is made once per note (a
+        turn's contents mostly share one)."""
         async with self._lock:
             self._last_flush = time.monotonic()
             new, changed, written = list(self._inbound_rows), [], []
@@ -125,22 +125,29 @@ class RecorderWrites:
                 if entry.status == IN_PROGRESS and (saved or version > 1):
                     entry.updated_at = now if now > entry.updated_at else entry.updated_at + 1
                 content = entry.settle() if entry.pieces else entry.content
+                text = dumps(content).decode()
                 note = entry.note
                 if not note:
-                    text = dumps(content).decode()
+                    note_text = None
                 else:
-                    body = dumps(content)
-                    if len(body) <= 2 or ANNOTATION in content:
-                        text = _json_noted(content, note)
-                    else:
-                        if noted is None or noted[0] is not note:
-                            # Holding the note keeps its identity from being reused by another dict.
-                            noted = (note, _ANNOTATION_KEY + dumps(note) + b"}")
-                        text = (body[:-1] + noted[1]).decode()
+                    if noted is None or noted[0] is not note:
+                        # Holding the note keeps its identity from being reused by another dict.
+                        noted = (note, dumps(note).decode())
+                    note_text = noted[1]
                 if saved:
-                    changed.append(_row(RowChange, (entry.id, text, entry.status, entry.updated_at)))
+                    changed.append(
+                        _row(RowChange, (entry.id, text, entry.status, entry.updated_at, note_text))
+                    )
                 else:
-                    row = (entry.id, text, entry.status, entry.created_at, entry.updated_at)
+                    row = (
+                        entry.id,
+                        text,
+                        entry.status,
+                        entry.created_at,
+                        entry.updated_at,
+                        note_text,
+                        entry.parent_id,
+                    )
                     new.append(_row(NewRow, row))
                 written.append((entry, version))
             self._note_json = noted
@@ -198,15 +205,18 @@ class RecorderWrites:
         notes = [dict(self._batch_notes.get(i) or {}) for i in indexes]
         if notes:
             notes[-1].update(self._turn_end())
-        outputs_in = [
-            annotated(self._collected[i].settle(), **note) for i, note in zip(indexes, notes, strict=True)
-        ]
-        contents = [*inbound, *outputs_in]
+        contents = [*inbound, *(self._collected[i].settle() for i in indexes)]
         self._collected = {}
         if not contents:
             return
-        stored = await self.store.create_messages(self.task_id, contents, streaming_status=DONE)
-        outputs = [public_record(r) for r in stored[len(inbound) :]]
+        stored = await self.store.create_messages(
+            self.task_id,
+            contents,
+            streaming_status=DONE,
+            notes=[*self._inbound_notes, *notes],
+            parent_id=self._parent,
+        )
+        outputs = stored[len(inbound) :]
         self._finals.extend(outputs)
         if self._listened(self.task_id):
             for index, record in zip(indexes, outputs, strict=True):
@@ -221,11 +231,6 @@ class RecorderWrites:
                 )
 
 
-_ANNOTATION_KEY: Final = b"," + orjson.dumps(ANNOTATION) + b":"
 _row: Final = tuple.__new__
 """``NewRow(...)``/``RowChange(...)`` from a tuple of its fields, without the named tuple's
 ``__new__`` (a Python function) per row."""
-
-
-def _json_noted(content: dict[str, Any], note: dict[str, Any]) -> str:
-    return orjson.dumps({**content, ANNOTATION: note} if note else content).decode()

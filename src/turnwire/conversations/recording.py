@@ -61,7 +61,7 @@ from turnwire.model import (
     ThoughtDelta,
     ThoughtStart,
 )
-from turnwire.store.base import NewRow, Store
+from turnwire.store.base import LAST, NewRow, Store
 from turnwire.store.clock import MS, new_id, now_us
 
 FLUSH_INTERVAL: Final = 0.1
@@ -117,6 +117,14 @@ class TurnRecorder(RecorderFrames, RecorderNotes, RecorderWrites):
         self.task_id = task_id
         self.pubsub = pubsub
         self.inbound = list(inbound)
+        # What ``Conversation.take_inbound`` knows beside the contents: their notes, and the message
+        # the first of them (else the turn's first output) follows (``LAST``: the task's last).
+        notes = getattr(inbound, "notes", None)
+        self._inbound_notes: list[dict[str, Any] | None] = (
+            list(notes) if notes else [None] * len(self.inbound)
+        )
+        self._parent: str | None = getattr(inbound, "parent_id", LAST)
+        self._tip = self._parent  # the parent of the next message this recorder creates
         self.batch = batch
         self.flush_interval = flush_interval
         # ``listened(topic)``: whether a frame published now would reach anyone. A pub/sub that
@@ -133,7 +141,7 @@ class TurnRecorder(RecorderFrames, RecorderNotes, RecorderWrites):
         self._open_thoughts: dict[str, Entry] = {}
         self._next_index = 0
         self._inbound_rows: list[NewRow] = []
-        self._note_json: tuple[dict[str, Any], bytes] | None = None
+        self._note_json: tuple[dict[str, Any], str] | None = None
         self._clock = 0
         self._known_clock = clock
         self._lock = asyncio.Lock()
@@ -211,9 +219,13 @@ class TurnRecorder(RecorderFrames, RecorderNotes, RecorderWrites):
         known = self._known_clock
         self._clock = await self.store.message_clock(self.task_id) if known is None else known
         inbound, self.inbound = self.inbound, []
-        for content in inbound:
+        for content, note in zip(inbound, self._inbound_notes, strict=True):
             stamp = self._stamp()
-            self._inbound_rows.append(NewRow(new_id(), _json(content), DONE, stamp, stamp))
+            row = NewRow(
+                new_id(), _json(content), DONE, stamp, stamp, _json(note) if note else None, self._tip
+            )
+            self._inbound_rows.append(row)
+            self._tip = row.id
         if inbound:
             self._schedule()
 
@@ -296,7 +308,8 @@ class TurnRecorder(RecorderFrames, RecorderNotes, RecorderWrites):
             stamp = self._clock + MS
         self._clock = stamp
         content = text_content("") if text else reasoning_content([])
-        entry = Entry(index, content, text, IN_PROGRESS, stamp, note)
+        entry = Entry(index, content, text, IN_PROGRESS, stamp, note, self._tip)
+        self._tip = entry.id
         self._entries[index] = opened[event.id] = self._last = entry  # type: ignore[union-attr]
         if self._writer is None:
             self._schedule()
@@ -309,7 +322,9 @@ class TurnRecorder(RecorderFrames, RecorderNotes, RecorderWrites):
         if stamp <= self._clock:
             stamp = self._clock + MS
         self._clock = stamp
-        entry = self._entries[index] = self._last = Entry(index, content, text, status, stamp, note)
+        entry = Entry(index, content, text, status, stamp, note, self._tip)
+        self._entries[index] = self._last = entry
+        self._tip = entry.id
         if self._writer is None:
             self._schedule()
         return entry

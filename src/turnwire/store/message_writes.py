@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 
+from turnwire.store.base import LAST
 from turnwire.store.clock import MS, new_ids, now_us, to_iso
 from turnwire.store.errors import ConflictError, NotFoundError
 
@@ -17,11 +18,31 @@ _dumps = orjson.dumps
 
 # The batch insert bypasses SQLAlchemy's parameter processing (the per-row cost of a 1,000-row
 # batch); both drivers take positional tuples straight into their executemany.
-COLUMNS = "id, task_id, seq, content, streaming_status, created_at, updated_at, writer_id"
+COLUMNS = "id, task_id, seq, content, streaming_status, created_at, updated_at, writer_id, note, parent_id"
 INSERT_SQL = {
-    "sqlite": f"INSERT INTO messages ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    "postgresql": f"INSERT INTO messages ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+    "sqlite": f"INSERT INTO messages ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    "postgresql": f"INSERT INTO messages ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
 }
+LAST_ID_SQL = {
+    "sqlite": "SELECT id FROM messages WHERE task_id = ? ORDER BY seq DESC LIMIT 1",
+    "postgresql": "SELECT id FROM messages WHERE task_id = $1 ORDER BY seq DESC LIMIT 1",
+}
+
+
+def note_texts(notes: Sequence[dict[str, Any] | None] | None, n: int) -> list[str | None]:
+    """``create_messages``' notes as the JSON text of the ``note`` column (``None``: nothing)."""
+    if notes is None:
+        return [None] * n
+    if len(notes) != n:
+        raise ValueError(f"{len(notes)} notes for {n} contents")
+    return [_dumps(note).decode() if note else None for note in notes]
+
+
+def chained(ids: Sequence[str], first: str | None) -> list[str | None]:
+    """Each new message's parent: ``first`` for the first, then the one before it."""
+    return [first, *ids[:-1]]
+
+
 UPDATE_CHUNK = 5_000  # 2 parameters a row: within SQLite's and asyncpg's 32,767
 
 
@@ -73,9 +94,14 @@ def create_sqlite(
     created_at: int | None,
     streaming_status: str | None,
     writer: str | None,
+    notes: list[str | None],
+    parent_id: str | None,
 ) -> list[dict[str, Any]]:
-    """``create_messages`` as one transaction of the SQLite writer thread (``texts``: the contents
-    as JSON)."""
+    """``create_messages`` as one transaction of the SQLite writer thread (``texts``, ``notes``:
+    the contents and notes as JSON; ``parent_id`` as ``create_messages`` takes it)."""
+    if parent_id == LAST:  # before this insert's sequence numbers are taken
+        last = conn.execute(LAST_ID_SQL["sqlite"], (task_id,)).fetchone()
+        parent_id = last[0] if last else None
     n = len(texts)
     span = (n - 1) * MS
     if created_at is None:
@@ -87,9 +113,10 @@ def create_sqlite(
     seq = found[0][0] - n
     base = created_at if created_at is not None else found[0][1] - span
     ids = new_ids(n)
+    parents = chained(ids, parent_id)
     rows = [
-        (mid, task_id, seq + i, text, streaming_status, base + i * MS, base + i * MS, writer)
-        for i, (mid, text) in enumerate(zip(ids, texts, strict=True))
+        (mid, task_id, seq + i, text, streaming_status, base + i * MS, base + i * MS, writer, note, parent)
+        for i, (mid, text, note, parent) in enumerate(zip(ids, texts, notes, parents, strict=True))
     ]
     conn.executemany(INSERT_SQL["sqlite"], rows)
     out = []

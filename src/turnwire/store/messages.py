@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -12,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from turnwire.errors import InputError
 from turnwire.formats.agentex import render_messages
 from turnwire.model import Message
-from turnwire.store.base import Idempotency, Page
+from turnwire.store.base import LAST, Idempotency, Page, StoredMessage
 from turnwire.store.clock import MS, new_ids, now_us, to_iso
 from turnwire.store.cursor import Position, decode_cursor, encode_cursor
 from turnwire.store.engine import Database
@@ -20,8 +21,11 @@ from turnwire.store.errors import ConflictError, NotFoundError
 from turnwire.store.filters import MessageFilter, filters_clause
 from turnwire.store.message_writes import (
     INSERT_SQL,
+    LAST_ID_SQL,
     UPDATE_CHUNK,
+    chained,
     create_sqlite,
+    note_texts,
     records_json,
     refusal,
     update_sql,
@@ -94,15 +98,18 @@ class MessageQueries:
         streaming_status: str | None = None,
         idempotency: Idempotency | None = None,
         owned: bool = False,
+        notes: Sequence[dict[str, Any] | None] | None = None,
+        parent_id: str | None = LAST,
     ) -> list[dict[str, Any]]:
         if not contents:
             await self.get_task(task_id)  # type: ignore[attr-defined]
             return []
 
         writer = self.writer_id if owned else None
+        note_json = note_texts(notes, len(contents))
         if self.db.dialect == "sqlite":
             texts = [_dumps(c).decode() for c in contents]
-            args = (task_id, contents, texts, created_at, streaming_status, writer)
+            args = (task_id, contents, texts, created_at, streaming_status, writer, note_json, parent_id)
             if idempotency is None:
                 return await self.db.sqlite_write(create_sqlite, *args)
             return await self._idempotent_sqlite("messages", idempotency, create_sqlite, *args)
@@ -110,11 +117,31 @@ class MessageQueries:
         async def work(conn: AsyncConnection) -> list[dict[str, Any]]:
             n = len(contents)
             seq, base = await self._allocate(conn, task_id, n, created_at)
+            first = parent_id
+            if first == LAST:  # under the task row's lock, taken by ``_allocate``
+                last = (
+                    sa.select(M.id).where(M.task_id == task_id, M.seq < seq).order_by(M.seq.desc()).limit(1)
+                )
+                first = (await conn.execute(last)).scalar()
+            ids = new_ids(n)
             rows, out = [], []
-            for i, (mid, content) in enumerate(zip(new_ids(n), contents, strict=True)):
+            for i, (mid, content, note, parent) in enumerate(
+                zip(ids, contents, note_json, chained(ids, first), strict=True)
+            ):
                 ts = base + i * MS
                 rows.append(
-                    (mid, task_id, seq + i, _dumps(content).decode(), streaming_status, ts, ts, writer)
+                    (
+                        mid,
+                        task_id,
+                        seq + i,
+                        _dumps(content).decode(),
+                        streaming_status,
+                        ts,
+                        ts,
+                        writer,
+                        note,
+                        parent,
+                    )
                 )
                 iso = to_iso(ts)
                 out.append(
@@ -145,6 +172,23 @@ class MessageQueries:
         if row is None:
             raise NotFoundError(message_id)
         return _record(row)
+
+    async def thread_messages(self, task_id: str) -> list[StoredMessage]:
+        query = (
+            sa.select(*_SELECT.selected_columns, M.note, M.parent_id)
+            .where(M.task_id == task_id)
+            .order_by(M.created_at.asc(), M.seq.asc())
+        )
+        async with self.db.read() as conn:
+            rows = list(await conn.execute(query))
+        return [StoredMessage(_record(r), _loads(r[7]) if r[7] else {}, r[8]) for r in rows]
+
+    async def last_message_id(self, task_id: str) -> str | None:
+        if self.db.dialect == "sqlite":
+            row = self.db.sqlite_read_now(_last_id_sqlite, task_id)
+            return row[0] if row else None
+        rows = await self.db.pg_fetch(LAST_ID_SQL["postgresql"], task_id)
+        return rows[0][0] if rows else None
 
     async def update_message(
         self,
@@ -338,3 +382,7 @@ class MessageQueries:
 
 
 _update_sqlite = update_sqlite  # the name bench/batch_update_http.py imports
+
+
+def _last_id_sqlite(conn: sqlite3.Connection, task_id: str) -> Any:
+    return conn.execute(LAST_ID_SQL["sqlite"], (task_id,)).fetchone()
