@@ -37,8 +37,8 @@ class RecorderNotes:
         raise NotImplementedError  # provided by TurnRecorder
 
     def _note_for(self, event: Event) -> dict[str, Any]:
-        """The annotation of the content(s) ``event`` starts; also notes usage and stop reason.
-        A recorder told neither message nor turn (a library caller's) annotates nothing."""
+        """The note of the content(s) ``event`` starts; also notes usage and stop reason.
+        A recorder told neither message nor turn (a library caller's) notes nothing."""
         cls = event.__class__
         if cls is Done or cls is ErrorEvent:
             self._mark_ending()

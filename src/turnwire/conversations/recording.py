@@ -17,7 +17,14 @@ until the end, then its inbound and output messages in one transaction — one i
 
 The recorder picks each message's id and timestamps when it starts (after the task's clock, so
 the stored order is the order of the turn), so the ``parent_task_message`` every frame carries is
-the TaskMessage as stored, id and ``created_at`` included, even before its row exists.
+the TaskMessage as stored, id and ``created_at`` included, even before its row exists. Each
+message it creates follows the one before in its branch (``store.branches``): the first follows
+the message ``Conversation.take_inbound`` names (the branch's last, or after an edit the last one
+kept), else the task's last. Its note (message id, turn, usage, ...) goes beside its content.
+
+The parts: ``recorder_entries`` (a streamed message's state, what each event does),
+``recorder_frames`` (frames and their parents), ``recorder_notes``, ``recorder_writes`` (flushes,
+the last write), ``recorded_run``, ``accumulator``, ``turn_endings``.
 """
 
 from __future__ import annotations
