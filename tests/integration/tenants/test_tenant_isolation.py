@@ -295,6 +295,7 @@ ATTACKS: dict[tuple[str, str], Callable[[str, str, Victim], None]] = {
     ("post", "/agents/{agent_id}/rpc"): agent_rpc,
     ("get", "/tasks/name/{task_name}/messages"): not_found,
     ("get", "/tasks/{task_id}/messages"): not_found,
+    ("get", "/tasks/{task_id}/branches"): not_found,
     ("get", "/tasks/name/{task_name}/stream"): not_found,
     ("get", "/tasks/{task_id}/stream"): not_found,
 }

@@ -16,7 +16,6 @@ from typing import Any, Final
 import orjson
 
 from turnwire.errors import InputError
-from turnwire.formats.agentex.annotations import annotation
 from turnwire.formats.agentex.content import normalize_content
 from turnwire.model import (
     UNSET,
@@ -205,11 +204,13 @@ _RENDER_BY_BLOCK: Final = {cls: render for cls, _, render in CONTENT_BLOCKS.valu
 # --------------------------------------------------------------------------- public
 
 
-def content_to_message(content: dict[str, Any], id: str | None = None) -> Message:
+def content_to_message(
+    content: dict[str, Any], id: str | None = None, note: dict[str, Any] | None = None
+) -> Message:
     """One normalised content -> one canonical message (see ``normalize_content``).
 
-    A stored content's annotation (``annotations``) gives the message's id (else ``id``), a
-    reasoning block's id and a data block's name."""
+    A stored content's note (``annotations``) gives the message's id (else ``id``) and a
+    reasoning block's id."""
     meta: dict[str, Any] = {}
     if content["style"] != "static":
         meta["style"] = content["style"]
@@ -217,7 +218,6 @@ def content_to_message(content: dict[str, Any], id: str | None = None) -> Messag
     if content["author"] != _default_author(role):
         meta["author"] = content["author"]
     blocks = CONTENT_BLOCKS[content["type"]][1](content, meta)
-    note = annotation(content)
     if note:
         id = note.get("message_id") or id
         _apply_annotation(blocks, note)
