@@ -37,6 +37,7 @@ from turnwire.formats.responses import (
     parse_request,
     render_messages,
 )
+from turnwire.framing import SSE_DONE
 from turnwire.model import Message
 from turnwire.server.context import AppContext, current
 from turnwire.server.doors.responses.errors import NotFound, responses_error
@@ -209,7 +210,8 @@ async def _create(request: Request, app: AppContext) -> Response:
 
     headers = turn.headers
     if req.stream:
-        body = _remembering(stream_body(turn.events, encoder, Transport.SSE), remember)
+        lines = stream_body(turn.events, encoder, Transport.NDJSON)
+        body = _remembering(_named_events(lines), remember)
         return serve_turn(ctx, turn, body, Transport.SSE, {**headers, **SSE_HEADERS}, detached=detached)
     return await _batch(ctx, turn, request, encoder, remember, headers, detached)
 
@@ -230,6 +232,21 @@ async def _batch(
     encoder.finish()
     await remember()
     return json_response(encoder.response, 200, headers)
+
+
+async def _named_events(lines: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """NDJSON frames as SSE events named by their type (``event: <type>`` then ``data: <json>``,
+    as OpenAI streams them), ending ``data: [DONE]``. Every frame is a JSON object whose first
+    key is ``type`` (the encoder writes it first), so the name is read without decoding it."""
+    async for chunk in lines:
+        out = []
+        for line in chunk.splitlines():
+            if not line:
+                continue
+            name = line[9 : line.index(b'"', 9)] if line.startswith(b'{"type":"') else b"message"
+            out.append(b"event: " + name + b"\ndata: " + line + b"\n\n")
+        yield b"".join(out)
+    yield SSE_DONE
 
 
 async def _remembering(body: AsyncIterator[bytes], remember: Any) -> AsyncIterator[bytes]:
