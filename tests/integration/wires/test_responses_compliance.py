@@ -32,7 +32,10 @@ from turnwire.runtime import TurnContext
 from turnwire.server import Settings, create_app
 
 CALL_ID = "call_weather_1"
-IMAGE = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg=="
+IMAGE = (
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/"
+    "PchI7wAAAABJRU5ErkJggg=="
+)
 
 
 def _texts(ctx: TurnContext, roles: tuple[str, ...]) -> list[str]:
