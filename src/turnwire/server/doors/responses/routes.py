@@ -41,6 +41,7 @@ from turnwire.framing import SSE_DONE
 from turnwire.model import Message
 from turnwire.server.context import AppContext, current
 from turnwire.server.doors.responses.errors import NotFound, responses_error
+from turnwire.server.doors.responses.openapi import CREATE_BODY, CREATE_RESPONSES, DELETED, ITEMS, stored
 from turnwire.server.doors.responses.state import (
     envelopes,
     load,
@@ -69,25 +70,37 @@ def responses_router(dependencies: Sequence[Any] = ()) -> APIRouter:
         create_response,
         methods=["POST"],
         summary="OpenAI Responses: one turn of the agent named by model",
-        route_class_override=DoorRoute,
+        responses=CREATE_RESPONSES,
+        openapi_extra=CREATE_BODY,
+        route_class_override=DoorRoute,  # a turn door: no dependency solving per request
     )
     router.add_api_route(
-        "/responses/{response_id}", retrieve_response, methods=["GET"], summary="A stored response"
+        "/responses/{response_id}",
+        retrieve_response,
+        methods=["GET"],
+        summary="A stored response",
+        responses=stored("The response as stored"),
     )
     router.add_api_route(
-        "/responses/{response_id}", delete_response, methods=["DELETE"], summary="Forget a stored response"
+        "/responses/{response_id}",
+        delete_response,
+        methods=["DELETE"],
+        summary="Forget a stored response",
+        responses=stored("Forgotten", DELETED),
     )
     router.add_api_route(
         "/responses/{response_id}/input_items",
         list_input_items,
         methods=["GET"],
         summary="A stored response's input items",
+        responses=stored("A page of input items", ITEMS),
     )
     router.add_api_route(
         "/responses/{response_id}/cancel",
         cancel_response,
         methods=["POST"],
         summary="Stop a running response",
+        responses=stored("The response, stopped"),
     )
     return router
 
