@@ -216,3 +216,30 @@ def test_wrong_types_are_400_naming_the_field(wires_url: str, body: dict, param:
 def test_unknown_fields_never_fail(client: OpenAI) -> None:
     done = client.responses.create(model="demo", input="hi", extra_body={"frobnicate": {"x": 1}})
     assert done.status == "completed"
+
+
+def test_cancel_stops_a_running_response_and_keeps_it_cancelled(client: OpenAI) -> None:
+    stream = client.responses.create(model="demo", input="count to 200", stream=True)
+    events = iter(stream)
+    created = next(events)
+    assert created.type == "response.created"
+    next(e for e in events if e.type == "response.output_text.delta")
+    cancelled = client.responses.cancel(created.response.id)
+    assert cancelled.status == "cancelled"
+    rest = list(events)
+    assert rest[-1].type == "response.incomplete" and rest[-1].response.status == "cancelled"
+    said = [e for e in rest if e.type == "response.output_text.delta"]
+    assert len(said) < 199  # stopped well before the end
+    assert client.responses.retrieve(created.response.id).model_dump() == cancelled.model_dump()
+
+
+def test_a_stored_conversation_reads_back_as_input_items(client: OpenAI, wires_url: str) -> None:
+    done = client.responses.create(model="demo", input="weather in Lima")
+    raw = client.responses.with_raw_response.retrieve(done.id)
+    task = httpx.get(f"{wires_url}/tasks/name/{done.id[37:]}", timeout=10).json()["id"]
+    assert raw.http_response.status_code == 200
+    items = httpx.get(f"{wires_url}/tasks/{task}/messages", params={"format": "responses"}, timeout=10).json()
+    kinds = [item["type"] for item in items["messages"]]
+    assert kinds == ["message", "reasoning", "function_call", "function_call_output", "message"]
+    assert items["messages"][0]["content"] == [{"type": "input_text", "text": "weather in Lima"}]
+    assert items["messages"][-1]["content"][0]["text"] == "It is sunny and 21 °C in Lima."
