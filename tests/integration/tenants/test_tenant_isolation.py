@@ -119,6 +119,7 @@ def fill(path: str, v: Victim) -> str:
         .replace("{chat_id}", LIVE_CHAT)
         .replace("{session_id}", LIVE_SESSION)
         .replace("{response_id}", v.response_id)
+        .replace("{conversation_id}", v.task_name)
     )
 
 
@@ -242,6 +243,24 @@ def stored_response(method: str, path: str, v: Victim) -> None:
     assert mine.status_code == 200 and mine.json()["status"] == "completed"
 
 
+def own_conversation(method: str, path: str, v: Victim) -> None:
+    """A conversation bob starts is his own session, never alice's."""
+    response = call(method, path, v, BOB, json={"items": [{"role": "user", "content": "bob's"}]})
+    assert response.status_code == 200, response.text
+    assert response.json()["id"] not in (v.task_id, v.task_name, v.named_task)
+
+
+def conversation_items(method: str, path: str, v: Victim) -> None:
+    """Alice's session, by name or id, is no conversation of bob's: reading, adding or deleting is 404."""
+    for key in (v.task_name, v.task_id):
+        body = {"items": [{"role": "user", "content": "written by bob"}]} if method == "post" else None
+        response = httpx.request(
+            method.upper(), v.url + path.replace("{conversation_id}", key), headers=BOB, json=body, timeout=20
+        )
+        assert response.status_code == 404, response.text
+        assert "important.db" not in response.text
+
+
 LIVE_CHAT = "victim-live"
 
 
@@ -303,6 +322,11 @@ ATTACKS: dict[tuple[str, str], Callable[[str, str, Victim], None]] = {
     ("delete", "/v1/responses/{response_id}"): stored_response,
     ("get", "/v1/responses/{response_id}/input_items"): stored_response,
     ("post", "/v1/responses/{response_id}/cancel"): stored_response,
+    ("post", "/v1/conversations"): own_conversation,
+    ("get", "/v1/conversations/{conversation_id}"): conversation_items,
+    ("delete", "/v1/conversations/{conversation_id}"): conversation_items,
+    ("get", "/v1/conversations/{conversation_id}/items"): conversation_items,
+    ("post", "/v1/conversations/{conversation_id}/items"): conversation_items,
     ("get", "/v1/models"): tenant_free,
     ("get", "/v1/models/{model}"): tenant_free,
     ("post", "/invoke"): start_turn,

@@ -99,3 +99,23 @@ ITEMS = {
     "required": ["object", "data", "has_more"],
     "properties": {"object": {"const": "list"}, "data": {"type": "array"}, "has_more": {"type": "boolean"}},
 }
+
+CONVERSATION = {
+    "type": "object",
+    "required": ["id", "object"],
+    "properties": {"id": {"type": "string"}, "object": {"type": "string"}},
+}
+
+
+def conversation_answers(
+    description: str, body: dict[str, Any] | None = None
+) -> dict[int | str, dict[str, Any]]:
+    """The answers of a Conversations route."""
+    ok = {"description": description, "content": {"application/json": {"schema": body or CONVERSATION}}}
+    return {
+        200: ok,
+        400: {"description": "A body or query parameter of the wrong shape", **_ERROR},
+        404: {"description": "No conversation of this tenant has that id", **_ERROR},
+        413: {"description": "Body larger than the limit", **_ERROR},
+        500: {"description": "A server failure", **_ERROR},
+    }

@@ -40,8 +40,10 @@ from turnwire.formats.responses import (
 from turnwire.framing import SSE_DONE
 from turnwire.model import Message
 from turnwire.server.context import AppContext, current
+from turnwire.server.doors.responses.conversations import add_conversation_routes
 from turnwire.server.doors.responses.errors import NotFound, responses_error
 from turnwire.server.doors.responses.openapi import CREATE_BODY, CREATE_RESPONSES, DELETED, ITEMS, stored
+from turnwire.server.doors.responses.pages import page
 from turnwire.server.doors.responses.state import (
     envelopes,
     load,
@@ -102,6 +104,7 @@ def responses_router(dependencies: Sequence[Any] = ()) -> APIRouter:
         summary="Stop a running response",
         responses=stored("The response, stopped"),
     )
+    add_conversation_routes(router)
     return router
 
 
@@ -301,42 +304,12 @@ async def delete_response(response_id: str, request: Request) -> Response:
         return responses_error(exc)
 
 
-def _limit(request: Request) -> int:
-    raw = request.query_params.get("limit")
-    if raw is None:
-        return 20
-    if not raw.isdigit() or not 1 <= int(raw) <= 100:
-        raise RequestError.at(
-            400, "limit must be an integer from 1 to 100", ("query", "limit"), "invalid_limit"
-        )
-    return int(raw)
-
-
 async def list_input_items(response_id: str, request: Request) -> Response:
     """``order`` (``desc`` by default, as the API), ``limit`` (1-100, default 20), ``after``."""
     try:
         app = current(request)
         _, _, envelope = await load(_store(app, response_id), response_id)
-        order = request.query_params.get("order", "desc")
-        if order not in ("asc", "desc"):
-            raise RequestError.at(400, "order must be 'asc' or 'desc'", ("query", "order"), "invalid_order")
-        items = list(envelope.get("input") or [])
-        if order == "desc":
-            items.reverse()
-        after = request.query_params.get("after")
-        if after:
-            ids = [i.get("id") for i in items]
-            items = items[ids.index(after) + 1 :] if after in ids else []
-        limit = _limit(request)
-        page = items[:limit]
-        body = {
-            "object": "list",
-            "data": page,
-            "first_id": page[0]["id"] if page else None,
-            "last_id": page[-1]["id"] if page else None,
-            "has_more": len(items) > limit,
-        }
-        return json_response(body, 200)
+        return json_response(page(list(envelope.get("input") or []), request), 200)
     except Exception as exc:
         return responses_error(exc)
 
