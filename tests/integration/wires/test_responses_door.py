@@ -243,3 +243,19 @@ def test_a_stored_conversation_reads_back_as_input_items(client: OpenAI, wires_u
     assert kinds == ["message", "reasoning", "function_call", "function_call_output", "message"]
     assert items["messages"][0]["content"] == [{"type": "input_text", "text": "weather in Lima"}]
     assert items["messages"][-1]["content"][0]["text"] == "It is sunny and 21 °C in Lima."
+
+
+def test_a_running_response_stream_resumes_after_a_sequence_number(client: OpenAI) -> None:
+    stream = client.responses.create(model="demo", input="count to 20", stream=True)
+    events = iter(stream)
+    first = [next(events) for _ in range(6)]
+    rid = first[0].response.id  # type: ignore[union-attr]
+    resumed = list(client.responses.retrieve(rid, stream=True, starting_after=3))
+    rest = first + list(events)
+    assert [e.model_dump() for e in resumed] == [e.model_dump() for e in rest[4:]]
+    assert resumed[-1].type == "response.completed"
+    # Over: the stream again is its terminal event, whole.
+    (again,) = list(client.responses.retrieve(rid, stream=True))
+    assert again.type == "response.completed" and again.sequence_number == rest[-1].sequence_number
+    assert again.response.model_dump() == rest[-1].response.model_dump()  # type: ignore[union-attr]
+    assert list(client.responses.retrieve(rid, stream=True, starting_after=again.sequence_number)) == []

@@ -177,6 +177,11 @@ class ResponseEncoder:
         self._started = False
         self._finished = False
 
+    @property
+    def last_sequence(self) -> int:
+        """The sequence number of the last event written (``-1`` before the first)."""
+        return self._seq - 1
+
     # ------------------------------------------------------------------ plumbing
     def _event(self, kind: str, **fields: Any) -> Frame:
         frame = {"type": kind, "sequence_number": self._seq, **fields}

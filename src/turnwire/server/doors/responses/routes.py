@@ -44,6 +44,7 @@ from turnwire.server.doors.responses.conversations import add_conversation_route
 from turnwire.server.doors.responses.errors import NotFound, responses_error
 from turnwire.server.doors.responses.openapi import CREATE_BODY, CREATE_RESPONSES, DELETED, ITEMS, stored
 from turnwire.server.doors.responses.pages import page
+from turnwire.server.doors.responses.resume import WIRE, resume
 from turnwire.server.doors.responses.state import (
     envelopes,
     load,
@@ -222,13 +223,15 @@ async def _create(request: Request, app: AppContext) -> Response:
         if not keep or turn.task_id is None or app.store is None:
             return
         encoder.finish("cancelled")  # a stream cut short ends here (no-op once finished)
-        await persist(app.store, turn.task_id, turn.trace_id, {"response": encoder.response, "input": inputs})
+        envelope = {"response": encoder.response, "input": inputs, "last_sequence": encoder.last_sequence}
+        await persist(app.store, turn.task_id, turn.trace_id, envelope)
 
     headers = turn.headers
     if req.stream:
         lines = stream_body(turn.events, encoder, Transport.NDJSON)
         body = _remembering(_named_events(lines), remember)
-        return serve_turn(ctx, turn, body, Transport.SSE, {**headers, **SSE_HEADERS}, detached=detached)
+        headers = {**headers, **SSE_HEADERS}
+        return serve_turn(ctx, turn, body, Transport.SSE, headers, detached=detached, wire=WIRE)
     return await _batch(ctx, turn, request, encoder, remember, headers, detached)
 
 
@@ -282,8 +285,11 @@ def _store(app: AppContext, rid: str) -> Any:
 
 
 async def retrieve_response(response_id: str, request: Request) -> Response:
+    """The stored response; with ``stream=true`` its stream again (``resume``)."""
     try:
         app = current(request)
+        if request.query_params.get("stream", "").lower() == "true":
+            return await resume(app, request, response_id)
         _, _, envelope = await load(_store(app, response_id), response_id)
         return json_response(envelope["response"], 200)
     except Exception as exc:
