@@ -70,3 +70,21 @@ def test_an_unknown_conversation_is_404(client: OpenAI) -> None:
         client.conversations.retrieve("conv_nothing")
     with pytest.raises(openai.NotFoundError):
         client.conversations.items.list("conv_nothing").data  # noqa: B018
+
+
+def test_an_approval_asked_on_chat_completions_is_answered_here(client: OpenAI, wires_url: str) -> None:
+    session = "cross-door-approval"
+    paused = httpx.post(
+        f"{wires_url}/v1/chat/completions",
+        json={"model": "demo", "messages": [{"role": "user", "content": "delete cross.txt"}]},
+        headers={"x-ag-session-id": session},
+        timeout=20,
+    ).json()
+    (gate,) = paused["choices"][0]["message"]["tool_calls"]
+    answer = [{"type": "mcp_approval_response", "approval_request_id": gate["id"], "approve": True}]
+    done = client.responses.create(model="demo", input=answer, conversation=session)  # type: ignore[arg-type]
+    assert done.output_text == "Deleted cross.txt."
+    (ran,) = [item for item in done.output if item.type == "mcp_call"]
+    assert ran.approval_request_id == gate["id"] and '"deleted":true' in (ran.output or "")
+    with pytest.raises(openai.ConflictError):  # answered once, on whichever door
+        client.responses.create(model="demo", input=answer, conversation=session)  # type: ignore[arg-type]
