@@ -203,6 +203,12 @@ def test_unknown_response_is_404(client: OpenAI) -> None:
         ({"model": "demo", "input": [{"type": "function_call_output"}]}, "input[0].call_id"),
         ({"model": 5, "input": "x"}, "model"),
         ({"model": "demo", "input": "x", "metadata": []}, "metadata"),
+        ({"model": "demo", "input": "x", "store": False, "previous_response_id": "resp_x"}, "store"),
+        (
+            {"model": "demo", "input": "x", "conversation": "c", "previous_response_id": "resp_x"},
+            "conversation",
+        ),
+        ({"model": "demo", "input": "x", "conversation": "has space"}, "conversation"),
     ],
 )
 def test_wrong_types_are_400_naming_the_field(wires_url: str, body: dict, param: str) -> None:

@@ -134,6 +134,10 @@ def _without_store(app: AppContext) -> AppContext:
 async def _session(app: AppContext, req: ResponsesRequest) -> tuple[str, list[dict[str, Any]]]:
     """The session the response continues (``""``: a new one) and its stored conversation."""
     store = app.store
+    if req.previous_response_id is not None and req.conversation is not None:
+        raise RequestError.at(
+            400, "give previous_response_id or conversation, not both", ("conversation",), "conflicting_state"
+        )
     if req.previous_response_id is not None:
         if not req.store or store is None:
             raise RequestError.at(400, "previous_response_id needs store: true", ("store",), "store_required")
