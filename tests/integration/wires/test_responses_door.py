@@ -4,6 +4,7 @@ agent): batch and streamed responses, stored state, approvals, client tools and 
 from __future__ import annotations
 
 import json
+import time
 
 import httpx
 import openai
@@ -265,3 +266,23 @@ def test_a_running_response_stream_resumes_after_a_sequence_number(client: OpenA
     assert again.type == "response.completed" and again.sequence_number == rest[-1].sequence_number
     assert again.response.model_dump() == rest[-1].response.model_dump()  # type: ignore[union-attr]
     assert list(client.responses.retrieve(rid, stream=True, starting_after=again.sequence_number)) == []
+
+
+def test_a_client_that_leaves_cancels_its_response_which_stays_stored(client: OpenAI, wires_url: str) -> None:
+    body = {"model": "demo", "input": "count to 200", "stream": True}
+    headers = {"x-ag-on-disconnect": "cancel"}
+    with httpx.stream("POST", f"{wires_url}/v1/responses", json=body, headers=headers, timeout=20) as answer:
+        lines = answer.iter_lines()
+        created = json.loads(next(line for line in lines if line.startswith("data: "))[6:])
+        next(line for line in lines if "response.output_text.delta" in line)
+    rid = created["response"]["id"]
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            stored = client.responses.retrieve(rid)
+            break
+        except openai.NotFoundError:
+            assert time.monotonic() < deadline, "the cancelled response was never stored"
+            time.sleep(0.1)
+    assert stored.status == "cancelled"
+    assert 0 < len([i for i in stored.output if i.type == "message"]) < 200
