@@ -2,8 +2,9 @@
 
 - ``parse_messages`` / ``render_messages``: input items ⇄ canonical messages (``inbound`` / ``outbound``)
 - ``parse_request`` / ``ResponsesRequest``: a ``POST /v1/responses`` body (``request``)
-- ``ResponseEncoder`` / ``new_response``: canonical events → the semantic event stream and the
-  ``response`` object it builds (``stream``); a batch answer is the same encoder's final object
+- ``ResponseEncoder``: canonical events → the semantic event stream and the ``response`` object it
+  builds (``stream``); a batch answer is the same encoder's final object
+- ``new_response`` / ``usage_body``: the ``response`` object's fields (``response``)
 - the item shapes (``items``)
 """
 
@@ -13,7 +14,8 @@ from turnwire.formats import WireFormat
 from turnwire.formats.responses.inbound import item_references, parse_input, parse_messages
 from turnwire.formats.responses.outbound import render_messages
 from turnwire.formats.responses.request import ResponsesRequest, chat_tools, parse_request
-from turnwire.formats.responses.stream import ResponseEncoder, new_response, usage_body
+from turnwire.formats.responses.response import new_response, usage_body
+from turnwire.formats.responses.stream import ResponseEncoder
 
 FORMAT = WireFormat(
     "responses",

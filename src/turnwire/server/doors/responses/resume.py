@@ -15,7 +15,7 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from turnwire.formats.responses.stream import TERMINAL
+from turnwire.formats.responses.response import TERMINAL
 from turnwire.framing import SSE_DONE, SSE_KEEPALIVE
 from turnwire.server.context import AppContext
 from turnwire.server.doors.responses.errors import NotFound
