@@ -92,7 +92,9 @@ def open_approval(approved: bool) -> list[Message]:
 
 
 def pydantic_agent(client: openai.AsyncOpenAI) -> TurnwireAgent:
-    agent: Agent[None, str] = Agent(OpenAIChatModel("gpt-4o-mini", provider=OpenAIProvider(openai_client=client)))
+    agent: Agent[None, str] = Agent(
+        OpenAIChatModel("gpt-4o-mini", provider=OpenAIProvider(openai_client=client))
+    )
     agent.tool_plain(get_weather)
     agent.tool_plain(requires_approval=True)(delete_file.function)
     return pydantic_ai_agent(agent)

@@ -30,7 +30,9 @@ MEMORY: Final = "memory"
 class LangGraphAgent:
     """A turnwire agent running a compiled LangGraph graph (see ``langgraph_agent``)."""
 
-    def __init__(self, graph: Any, *, checkpointer: Any = MEMORY, config: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, graph: Any, *, checkpointer: Any = MEMORY, config: Mapping[str, Any] | None = None
+    ) -> None:
         if checkpointer == MEMORY:
             if graph.checkpointer is None:  # interrupts need one; an in-process one by default
                 graph = graph.copy(update={"checkpointer": InMemorySaver()})
@@ -161,7 +163,9 @@ def _asking(waiting: list[Pending], announced: set[str]) -> list[Event]:
     return out
 
 
-def langgraph_agent(graph: Any, *, checkpointer: Any = MEMORY, config: Mapping[str, Any] | None = None) -> LangGraphAgent:
+def langgraph_agent(
+    graph: Any, *, checkpointer: Any = MEMORY, config: Mapping[str, Any] | None = None
+) -> LangGraphAgent:
     """Serve ``graph`` (a compiled LangGraph graph with a ``messages`` state) as a turnwire agent.
 
     ``checkpointer``: where a paused graph waits, keyed by the turnwire session (``thread_id``).

@@ -83,7 +83,9 @@ class GraphEvents:
                 out.append(MessageStart(id=part_id) if kind == "text" else ThoughtStart(id=part_id))
             part_id = self._open[2]
             out.append(
-                MessageDelta(id=part_id, delta=text) if kind == "text" else ThoughtDelta(id=part_id, delta=text)
+                MessageDelta(id=part_id, delta=text)
+                if kind == "text"
+                else ThoughtDelta(id=part_id, delta=text)
             )
         if not isinstance(message, AIMessageChunk):
             out += self.close()  # a whole message is complete as it comes

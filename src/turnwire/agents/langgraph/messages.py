@@ -25,7 +25,9 @@ def to_langchain(chat: list[dict[str, Any]]) -> list[BaseMessage]:
             ]
             out.append(AIMessage(content=content or "", tool_calls=calls, id=message_id))
         elif role == "tool":
-            out.append(ToolMessage(content=content or "", tool_call_id=message["tool_call_id"], id=message_id))
+            out.append(
+                ToolMessage(content=content or "", tool_call_id=message["tool_call_id"], id=message_id)
+            )
         elif role in ("system", "developer"):
             out.append(SystemMessage(content=_content(content), id=message_id))
         else:

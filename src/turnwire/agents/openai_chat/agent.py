@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-from dataclasses import replace
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import Any, Final
 
 import openai
@@ -135,9 +135,7 @@ class OpenAIAgent:
                     break
                 reader = StepReader(prefix, *counts)
                 try:
-                    stream = await self.client.chat.completions.create(
-                        **self._request(ids.chat(messages))
-                    )
+                    stream = await self.client.chat.completions.create(**self._request(ids.chat(messages)))
                     try:
                         async for chunk in stream:
                             for event in reader.feed(chunk):

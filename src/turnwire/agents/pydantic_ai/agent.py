@@ -4,8 +4,8 @@ turnwire approvals (see the package docstring)."""
 from __future__ import annotations
 
 import contextlib
-from dataclasses import replace
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
 from typing import Any, Final
 
 import orjson
@@ -69,7 +69,9 @@ class PydanticAIAgent:
                     if decision is None:
                         asked.append(ToolCall(id=block.id, name=block.name, input=block.input))
                     else:
-                        approvals[ids.to_model(block.id or "")] = True if decision.approved else ToolDenied(DENIED_TEXT)
+                        approvals[ids.to_model(block.id or "")] = (
+                            True if decision.approved else ToolDenied(DENIED_TEXT)
+                        )
                 if asked:  # replayed without an answer: ask again, run nothing
                     for call in asked:
                         yield approval_request(call)
@@ -83,7 +85,9 @@ class PydanticAIAgent:
                     prompt = last.parts[0].content
             paused = False
             known = {b.id for b in chat.open_calls if b.id}  # announced by the paused turn already
-            async with contextlib.aclosing(self._stream(ctx, prompt, history, deferred, known, ids)) as stream:
+            async with contextlib.aclosing(
+                self._stream(ctx, prompt, history, deferred, known, ids)
+            ) as stream:
                 async for event in stream:
                     if isinstance(event, Done) and event.stop_reason == StopReason.PAUSED:
                         paused = True
