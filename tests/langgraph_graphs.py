@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI
 from langgraph.graph import END, START, MessagesState, StateGraph
@@ -32,7 +33,14 @@ def delete_file(path: str) -> str:
 
 def weather_graph(base_url: str, checkpointer: Any = None) -> Any:
     model = ChatOpenAI(
-        model="gpt-4o-mini", base_url=base_url, api_key="sk-test", max_retries=0, stream_usage=True
+        model="gpt-4o-mini",
+        base_url=base_url,
+        api_key="sk-test",
+        max_retries=0,
+        stream_usage=True,
+        # Its own connection pool: langchain-openai shares one per base URL by default, and each
+        # test server runs its own event loop, which a pool belongs to.
+        http_async_client=httpx.AsyncClient(),
     ).bind_tools([get_weather, delete_file])
 
     async def call_model(state: MessagesState) -> dict[str, Any]:

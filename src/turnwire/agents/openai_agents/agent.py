@@ -71,10 +71,12 @@ class OpenAIAgentsAgent:
                     run_input = items
             else:
                 run_input = to_input_items(ids.chat(chat.messages))
+            counted = state[2] if state is not None and not isinstance(run_input, list) else (0, 0)
             state = None
             for event in outcome:
                 yield event
             reader = RunEvents(prefix, ids, announced, denied, self.agent.name)
+            reader.names.update({b.id: b.name for b in chat.open_calls if b.id})
             result = Runner.run_streamed(self.agent, run_input, context=self.context, **self.run_options)
             failed: BaseException | None = None
             try:
@@ -86,7 +88,7 @@ class OpenAIAgentsAgent:
             finally:
                 if not result.is_complete:
                     result.cancel()  # a client that left: the model stream is closed
-            for out in [*reader.close(), *_usage(result)]:
+            for out in [*reader.close(), *_usage(result, counted)]:
                 yield out
             if failed is not None:
                 yield _failure(failed)
@@ -104,7 +106,9 @@ class OpenAIAgentsAgent:
                     announced.add(call_id)
                     yield call
                 yield approval_request(call)
-            state = (result.to_state(), interruptions)
+            # The paused run's usage so far: a warm resume's RunState keeps counting from it, and
+            # the resumed turn reports only its own model calls, as a cold one does.
+            state = (result.to_state(), interruptions, _tokens(result))
             # Parked warm: the next turn's context arrives here; ``None`` ends this one.
             ctx = yield Done(stop_reason=StopReason.PAUSED)
             if ctx is not None and ctx.messages and ctx.messages[-1].role == Role.USER:
@@ -148,8 +152,10 @@ def _state_matches(interruptions: list[Any], ids: ModelIds, open_calls: list[Any
     return pending == {b.id for b in open_calls}
 
 
-def _decide(state: tuple[RunState[Any], list[Any]], ids: ModelIds, decided: Mapping[str, Decision]) -> Any:
-    run_state, interruptions = state
+def _decide(
+    state: tuple[RunState[Any], list[Any], Any], ids: ModelIds, decided: Mapping[str, Decision]
+) -> Any:
+    run_state, interruptions, _ = state
     for item in interruptions:
         call_id = ids.from_model(_field(item.raw_item, "call_id") or "")
         if decided[call_id].approved:
@@ -175,12 +181,20 @@ def _find_tool(agent: Any, name: str, seen: set[int]) -> FunctionTool | None:
     return None
 
 
-def _usage(result: Any) -> list[Event]:
+def _tokens(result: Any) -> tuple[int, int]:
     usage = getattr(getattr(result, "context_wrapper", None), "usage", None)
-    if usage is None or not (usage.requests or usage.input_tokens or usage.output_tokens):
+    if usage is None:
+        return (0, 0)
+    return (usage.input_tokens or 0, usage.output_tokens or 0)
+
+
+def _usage(result: Any, counted: tuple[int, int]) -> list[Event]:
+    """This turn's usage: the run's, less what the paused run it resumes had ``counted``."""
+    tokens_in, tokens_out = _tokens(result)
+    tokens_in, tokens_out = tokens_in - counted[0], tokens_out - counted[1]
+    if tokens_in <= 0 and tokens_out <= 0:
         return []
-    tokens_in, tokens_out = usage.input_tokens or 0, usage.output_tokens or 0
-    return [Usage(input=tokens_in, output=tokens_out, total=usage.total_tokens or tokens_in + tokens_out)]
+    return [Usage(input=tokens_in, output=tokens_out, total=tokens_in + tokens_out)]
 
 
 def _failure(exc: BaseException) -> ErrorEvent:
