@@ -111,7 +111,7 @@ async def test_the_example_asks_before_sending_an_alert(
     ]
     done = await turn(agent, user(ALERT), Message(role="assistant", content=blocks), session=session)
     assert text_of(done) == reply
-    assert weather_tools.SENT == ([ALERT_INPUT] if approved else [])
+    assert ([ALERT_INPUT] if approved else []) == weather_tools.SENT
     result = next(e for e in done if isinstance(e, ToolResult))
     assert result.id == ALERT_CALL and bool(result.denied) is not approved
     assert done[-1].stop_reason == "end_turn"  # type: ignore[union-attr]
