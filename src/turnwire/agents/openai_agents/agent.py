@@ -8,9 +8,10 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final
 
 from agents import Agent as SDKAgent
-from agents import FunctionTool, Runner, RunState
+from agents import FunctionTool, ItemHelpers, Runner, RunState
 from agents.exceptions import MaxTurnsExceeded
 from agents.tool_context import ToolContext
+from openai.types.responses import ResponseFunctionToolCall
 
 from turnwire.agents.chat_history import DENIED_TEXT, arguments_json, to_chat_messages
 from turnwire.agents.framework_errors import framework_failure
@@ -59,13 +60,13 @@ class OpenAIAgentsAgent:
                 else:  # cold: the decided calls run (or are denied) here, the run continues after them
                     items = to_input_items(ids.chat(chat.messages))
                     for block in chat.open_calls:
-                        result = await self._outcome(block, decided[block.id or ""], ids)
+                        result, said = await self._outcome(block, decided[block.id or ""], ids)
                         outcome.append(result)
                         items.append(
                             {
                                 "type": "function_call_output",
                                 "call_id": ids.to_model(block.id or ""),
-                                "output": result_text(result.output),
+                                "output": said,
                             }
                         )
                     run_input = items
@@ -114,16 +115,16 @@ class OpenAIAgentsAgent:
             if ctx is not None and ctx.messages and ctx.messages[-1].role == Role.USER:
                 state = None  # the user moved on without deciding: a fresh run
 
-    async def _outcome(self, block: Any, decision: Decision, ids: ModelIds) -> ToolResult:
-        """A decided call's result, made here on a cold resume as the SDK makes it on a warm one."""
+    async def _outcome(self, block: Any, decision: Decision, ids: ModelIds) -> tuple[ToolResult, str]:
+        """A decided call's result, and what the model reads of it, made here on a cold resume as
+        the SDK makes them on a warm one."""
         call_id = block.id or ""
         if not decision.approved:
-            return result_of(call_id, block.name, None, denied=True)
+            return result_of(call_id, block.name, None, denied=True), DENIED_TEXT
         tool = _find_tool(self.agent, block.name or "", set())
         if tool is None:
-            return ToolResult(
-                id=call_id, name=block.name, output=f"There is no tool named {block.name!r}.", is_error=True
-            )
+            missing = f"There is no tool named {block.name!r}."
+            return ToolResult(id=call_id, name=block.name, output=missing, is_error=True), missing
         arguments = arguments_json(block.input)
         tool_ctx = ToolContext(
             context=self.context,
@@ -136,11 +137,14 @@ class OpenAIAgentsAgent:
             if inspect.isawaitable(value):
                 value = await value
         except Exception as exc:  # the tool's own failure goes back to the model, as the SDK does
-            return ToolResult(
-                id=call_id, name=block.name, output=f"{type(exc).__name__}: {exc}", is_error=True
-            )
-        result = result_of(call_id, block.name, value, denied=False)
-        return result
+            failed = f"{type(exc).__name__}: {exc}"
+            return ToolResult(id=call_id, name=block.name, output=failed, is_error=True), failed
+        model_call = ResponseFunctionToolCall(
+            type="function_call", call_id=ids.to_model(call_id), name=tool.name, arguments=arguments
+        )
+        said = ItemHelpers.tool_call_output_item(model_call, value)["output"]  # the SDK's own rendering
+        text = said if isinstance(said, str) else result_text(said)
+        return result_of(call_id, block.name, value, denied=False), text
 
 
 def _field(raw: Any, name: str) -> Any:
