@@ -31,7 +31,7 @@ def delete_file(path: str) -> str:
     return f'{{"path": "{path}", "deleted": true}}'
 
 
-def weather_graph(base_url: str, checkpointer: Any = None) -> Any:
+def weather_graph(base_url: str, checkpointer: Any = None, http: httpx.AsyncClient | None = None) -> Any:
     model = ChatOpenAI(
         model="gpt-4o-mini",
         base_url=base_url,
@@ -40,7 +40,7 @@ def weather_graph(base_url: str, checkpointer: Any = None) -> Any:
         stream_usage=True,
         # Its own connection pool: langchain-openai shares one per base URL by default, and each
         # test server runs its own event loop, which a pool belongs to.
-        http_async_client=httpx.AsyncClient(),
+        http_async_client=http or httpx.AsyncClient(),
     ).bind_tools([get_weather, delete_file])
 
     async def call_model(state: MessagesState) -> dict[str, Any]:

@@ -4,7 +4,7 @@ weather tool round, and the alert paused for approval, then sent (approved) or n
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,18 +52,31 @@ def user(text: str) -> Message:
     return Message(role="user", content=[TextBlock(text)])
 
 
-def example(name: str, fake: FakeOpenAI) -> Agent:
+@pytest.fixture
+async def clients() -> AsyncIterator[list[Any]]:
+    """HTTP clients made by a test, closed in its event loop (a client collected later, in another
+    test's loop, fails to close its connections)."""
+    made: list[Any] = []
+    yield made
+    for client in made:
+        await (client.close() if isinstance(client, openai.AsyncOpenAI) else client.aclose())
+
+
+def example(name: str, fake: FakeOpenAI, clients: list[Any]) -> Agent:
     if name == "openai-agents":
         client = openai.AsyncOpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0)
+        clients.append(client)
         model = OpenAIResponsesModel("gpt-4o-mini", openai_client=client)
         return openai_agents_agent(weather_openai_agents.agent.clone(model=model))
+    http = httpx.AsyncClient()
+    clients.append(http)
     chat = ChatOpenAI(
         model="gpt-4o-mini",
         base_url=fake.base_url,
         api_key="sk-test",
         max_retries=0,
         stream_usage=True,
-        http_async_client=httpx.AsyncClient(),
+        http_async_client=http,
     )
     return langgraph_agent(weather_langgraph.build(chat))
 
@@ -77,8 +90,8 @@ def text_of(events: list[Event]) -> str:
 
 
 @pytest.mark.parametrize("name", ["openai-agents", "langgraph"])
-async def test_the_example_calls_its_weather_tool(fake: FakeOpenAI, name: str) -> None:
-    events = await turn(example(name, fake), user("weather in Paris"))
+async def test_the_example_calls_its_weather_tool(fake: FakeOpenAI, clients: list[Any], name: str) -> None:
+    events = await turn(example(name, fake, clients), user("weather in Paris"))
     result = next(e for e in events if isinstance(e, ToolResult))
     assert result.data == weather_tools.get_weather("Paris")
     assert text_of(events) == "It is sunny and 21 °C in Paris."
@@ -91,9 +104,9 @@ async def test_the_example_calls_its_weather_tool(fake: FakeOpenAI, name: str) -
     ("approved", "reply"), [(True, "Alert sent to ana@example.com."), (False, "I did not send the alert.")]
 )
 async def test_the_example_asks_before_sending_an_alert(
-    fake: FakeOpenAI, name: str, approved: bool, reply: str
+    fake: FakeOpenAI, clients: list[Any], name: str, approved: bool, reply: str
 ) -> None:
-    agent = example(name, fake)
+    agent = example(name, fake, clients)
     weather_tools.SENT.clear()
     session = f"example-{name}-{approved}"
     asked = await turn(agent, user(ALERT), session=session)

@@ -12,7 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    RemoveMessage,
+    ToolMessage,
+    convert_to_messages,
+)
 
 from turnwire.agents.chat_history import DENIED_TEXT
 from turnwire.agents.langgraph.messages import INPUT_ID_PREFIX
@@ -113,6 +120,8 @@ class GraphEvents:
     def _written(self, message: BaseMessage) -> list[Event]:
         out: list[Event] = []
         if isinstance(message, AIMessage):
+            if (message.id or "ai") not in self._streamed:  # written without passing ``messages``
+                out += self._message(message, {})
             for call in message.tool_calls:
                 call_id = self._ids.from_model(call.get("id") or "")
                 if not call_id or call_id in self.announced:
@@ -194,11 +203,14 @@ def _written_messages(update: Any) -> list[BaseMessage]:
     if not isinstance(update, dict):
         return []
     messages = update.get("messages")
-    if isinstance(messages, BaseMessage):
-        return [messages]
-    if isinstance(messages, list | tuple):
+    if messages is None:
+        return []
+    if not isinstance(messages, list):
+        messages = [messages]
+    try:  # ("ai", "text") tuples and dicts too, as the ``add_messages`` reducer takes them
+        return [m for m in convert_to_messages(messages) if not isinstance(m, RemoveMessage)]
+    except (ValueError, TypeError, NotImplementedError):
         return [m for m in messages if isinstance(m, BaseMessage)]
-    return []
 
 
 def _jsonable(value: Any) -> Any:
