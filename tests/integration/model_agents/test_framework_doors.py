@@ -189,3 +189,39 @@ def test_an_approval_round_trip_resumes_warm_and_cold_to_the_same_turn(
         assert deleted == DELETED
         views.append(normalize(resumed.body, *resumed.trace_ids, *paused.trace_ids, session))
     assert views[0] == views[1]
+
+
+def test_invoke_ndjson_streams_the_same_frames(servers: tuple[str, Servers]) -> None:
+    _, running = servers
+    response = httpx.post(
+        running.warm + "/invoke",
+        content=orjson.dumps(invoke_body(sid("nd"), "weather in Paris")),
+        headers={"accept": "application/x-ndjson", "content-type": "application/json"},
+        timeout=30,
+    )
+    assert response.headers["content-type"].startswith("application/x-ndjson")
+    frames = [orjson.loads(line) for line in response.content.splitlines() if line.strip()]
+    assert "".join(f["data"]["delta"] for f in frames if f["type"] == "message_delta") == SAID
+    assert frames[-1]["type"] == "done" and frames[-1]["data"]["stopReason"] == "end_turn"
+
+
+@pytest.mark.parametrize("door", ["agentex", "agui"])
+@pytest.mark.parametrize("approved", [True, False], ids=["approve", "deny"])
+def test_an_approval_round_trip_on_the_agentex_and_agui_doors(
+    servers: tuple[str, Servers], door: str, approved: bool
+) -> None:
+    from test_model_new_doors import NamedAgentexSend
+
+    adapter, running = servers
+    client = NamedAgentexSend(adapter) if door == "agentex" else AgUiRun()
+    session = sid(f"{door}-{adapter}")
+    DELETED.clear()
+    paused: Reply = client.first(running.warm, session, "delete notes.txt")
+    assert paused.status == 200, paused.body
+    assert list(paused.gates) == [DELETE_CALL] and paused.gates[DELETE_CALL].startswith("ap_")
+    assert DELETED == []
+    resumed: Reply = client.decide(running.warm, session, paused, {DELETE_CALL: approved})
+    assert resumed.status == 200, resumed.body
+    assert resumed.text == SCENARIOS["approve" if approved else "deny"][1]
+    assert list(resumed.outcomes) == [DELETE_CALL]
+    assert (["notes.txt"] if approved else []) == DELETED
