@@ -102,3 +102,26 @@ def test_create_app_refuses_what_is_not_an_agent_at_start(value: object, needle:
     assert message.startswith("agents['bot'] names ")
     assert needle in message
     assert ADAPTER_HINT in message and "turnwire.agents.langgraph_agent(graph)" in message
+
+
+BASE_INSTALL = """
+import sys
+for name in ("agents", "langgraph", "langchain_core", "pydantic_ai"):
+    sys.modules[name] = None  # an import of any now fails as if not installed
+from turnwire.agents import AgentLoadError, load_agent
+from turnwire.server.app import create_app
+create_app(agents={"demo": load_agent("demo")})
+try:
+    create_app(agents={"bot": "my_app:agent"})
+except AgentLoadError as exc:
+    print(exc)
+"""
+
+
+def test_recognition_needs_none_of_the_frameworks() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", BASE_INSTALL], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("agents['bot'] names a value of type str, not a callable agent (for a pydantic_ai")
