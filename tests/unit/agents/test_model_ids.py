@@ -135,3 +135,46 @@ async def test_an_approved_renamed_call_resumes_under_its_exact_id(fake: FakeOpe
     sent = request_ids(fake.requests[-1])
     assert "call_D3l3t3N0t3sTxt0000000001_2" in sent
     assert all(PROVIDER_ID.match(i) for i in sent)
+
+
+def sent_ids(request: dict[str, Any]) -> list[str]:
+    """Tool-call ids of a Chat Completions or a Responses request."""
+    if "input" in request:
+        return [i["call_id"] for i in request["input"] if isinstance(i, dict) and "call_id" in i]
+    return request_ids(request)
+
+
+def framework_agent(name: str, client: openai.AsyncOpenAI, fake: FakeOpenAI, http: Any) -> TurnwireAgent:
+    from langgraph_graphs import weather_graph
+    from openai_agents_agents import weather_agent
+    from turnwire.agents import langgraph_agent, openai_agents_agent
+
+    if name == "openai-agents":
+        return openai_agents_agent(weather_agent(client))
+    return langgraph_agent(weather_graph(fake.base_url, http=http))
+
+
+@pytest.mark.parametrize("name", ["openai-agents", "langgraph"])
+async def test_the_framework_adapters_send_safe_ids_and_map_them_back(fake: FakeOpenAI, name: str) -> None:
+    import httpx
+
+    client = openai.AsyncOpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0)
+    async with httpx.AsyncClient() as http:
+        try:
+            agent = framework_agent(name, client, fake, http)
+            await turn_with(agent, [*earlier_round(), user("hello")])
+            assert sent_ids(fake.requests[-1]) == ["call_Qx8Tz3LmN5pVb2Rk7Yc1Wd4F_2"] * 2
+            DELETED.clear()
+            # A cold resume (the openai-agents adapter runs the approved tool from the history).
+            if name == "openai-agents":
+                events = await turn_with(agent, [*earlier_round(), *open_approval(True)])
+                result = next(e for e in events if isinstance(e, ToolResult))
+                assert result.id == OPEN and DELETED == ["notes.txt"]
+                assert "call_D3l3t3N0t3sTxt0000000001_2" in sent_ids(fake.requests[-1])
+                assert all(PROVIDER_ID.match(i) for i in sent_ids(fake.requests[-1]))
+        finally:
+            await client.close()
+
+
+async def turn_with(agent: TurnwireAgent, history: list[Message]) -> list[Event]:
+    return [e async for e in run_turn(agent, TurnContext(messages=history))]
