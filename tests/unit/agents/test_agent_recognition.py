@@ -124,4 +124,6 @@ def test_recognition_needs_none_of_the_frameworks() -> None:
 
     done = subprocess.run([sys.executable, "-c", BASE_INSTALL], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("agents['bot'] names a value of type str, not a callable agent (for a pydantic_ai")
+    assert done.stdout.startswith(
+        "agents['bot'] names a value of type str, not a callable agent (for a pydantic_ai"
+    )

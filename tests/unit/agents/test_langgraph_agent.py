@@ -219,7 +219,7 @@ async def test_a_model_error_keeps_the_openai_adapters_code(
     events = await turn(langgraph_agent(weather_graph(fake.base_url, http=http)), user("rate limited"))
     error = next(e for e in events if isinstance(e, ErrorEvent))
     assert error.code == "model_rate_limited"
-    assert error.detail["status"] == 429 and error.detail["retryAfter"] == 20
+    assert error.detail == {"status": 429, "model": "gpt-4o-mini", "retryAfter": 20}
     assert events[-1].stop_reason == "error"  # type: ignore[union-attr]
 
 

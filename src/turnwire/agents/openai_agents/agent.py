@@ -92,7 +92,7 @@ class OpenAIAgentsAgent:
             for out in [*reader.close(), *_usage(result, counted)]:
                 yield out
             if failed is not None:
-                yield _failure(failed)
+                yield _failure(failed, self.agent.model)
                 yield Done(stop_reason=StopReason.ERROR)
                 return
             interruptions = list(result.interruptions or ())
@@ -201,10 +201,11 @@ def _usage(result: Any, counted: tuple[int, int]) -> list[Event]:
     return [Usage(input=tokens_in, output=tokens_out, total=tokens_in + tokens_out)]
 
 
-def _failure(exc: BaseException) -> ErrorEvent:
+def _failure(exc: BaseException, model: Any) -> ErrorEvent:
     if isinstance(exc, MaxTurnsExceeded):
         return ErrorEvent(message=f"The agent stopped: {exc}", code=MAX_TURNS_CODE)
-    return framework_failure(exc, "OpenAI Agents SDK")
+    name = model if isinstance(model, str) else getattr(model, "model", None)  # a Model object's name
+    return framework_failure(exc, "OpenAI Agents SDK", str(name) if name else None)
 
 
 def openai_agents_agent(
