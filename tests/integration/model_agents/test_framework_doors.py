@@ -225,3 +225,30 @@ def test_an_approval_round_trip_on_the_agentex_and_agui_doors(
     assert resumed.text == SCENARIOS["approve" if approved else "deny"][1]
     assert list(resumed.outcomes) == [DELETE_CALL]
     assert (["notes.txt"] if approved else []) == DELETED
+
+
+@pytest.mark.parametrize("flow", FLOWS, ids=lambda f: f.name)
+def test_a_langgraph_question_is_asked_and_answered_on_invoke_and_chat(
+    flow: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    from langgraph_graphs import question_graph
+    from services import serve_app
+    from turnwire.agents import langgraph_agent
+    from turnwire.server import Settings, create_app
+
+    home = tmp_path_factory.mktemp("question")
+    settings = Settings(
+        db_url=f"sqlite:///{home / 'store.db'}",
+        approval_secret_file=str(home / "secret"),
+        keepalive_seconds=0,
+    )
+    app = create_app({"ask": langgraph_agent(question_graph())}, default_agent="ask", settings=settings)
+    with serve_app(app) as url:
+        session = sid(f"question-{flow.name}")
+        asked: Reply = flow.first(url, session, "pick a city")
+        assert asked.status == 200, asked.body
+        assert asked.stop in ("paused", "other")
+        assert "Which city?" in orjson.dumps(asked.body).decode()
+        answered: Reply = flow.answer(url, session, asked, "Lyon")
+        assert answered.status == 200, answered.body
+        assert answered.text == "You chose Lyon."
