@@ -35,7 +35,7 @@ def to_input_items(chat: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     }
                 )
             continue
-        items.append({"role": "system" if role == "developer" else role, "content": _content(content)})
+        items.append({"role": role, "content": _content(content)})
     return items
 
 
