@@ -67,7 +67,7 @@ class FlushQueries:
     quick_flushes: bool = False
     """SQLite: ``True`` runs flushes on the event loop's connection (``sqlite_threads``' quick
     units); ``False`` (the default) on the writer thread, its SQL beside the loop. Measured in one
-    process (``bench/ttfb_inproc.py``, 1,000 new sessions): the same on short fast turns, and on
+    process (``bench/experiments/ttfb_inproc.py``, 1,000 new sessions): the same on short fast turns, and on
     cadenced turns (a flush every 100 ms, a few rows each) the thread costs less CPU (≈ 1,800 vs
     2,150 µs a request) and the numbers come less late (p99 ≈ 113 vs 150 ms)."""
 

@@ -76,18 +76,22 @@ def _reasoning_parts(text: str) -> list[str] | None:
     return [text] if text else None
 
 
-_FILE_BLOCKS: Final = {"image": ImageBlock, "resource": ResourceBlock}
+_FILE_BLOCKS: Final[dict[str, type[ImageBlock] | type[ResourceBlock]]] = {
+    "image": ImageBlock,
+    "resource": ResourceBlock,
+}
 _FILE_FIELDS: Final = {"type": str, "data": str, "uri": str, "mime_type": str, "filename": str, "size": int}
 
 
 def _file_block(data: dict[str, Any]) -> Block | None:
     """The image/resource block ``_fallback_content`` stored as this data, if it is exactly that shape."""
-    cls = _FILE_BLOCKS.get(data.get("type"))  # type: ignore[arg-type]
+    kind = data.get("type")  # any JSON: a list or an object here is data, not a file (unhashable)
+    cls = _FILE_BLOCKS.get(kind) if isinstance(kind, str) else None
     if cls is None or not (isinstance(data.get("data"), str) or isinstance(data.get("uri"), str)):
         return None
     for key, value in data.items():
-        kind = _FILE_FIELDS.get(key)
-        if kind is None or not isinstance(value, kind) or isinstance(value, bool):
+        field_type = _FILE_FIELDS.get(key)
+        if field_type is None or not isinstance(value, field_type) or isinstance(value, bool):
             return None
     return cls(**{k: v for k, v in data.items() if k != "type"})
 
