@@ -4,7 +4,7 @@ package docstring)."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any, Final
 
 from langchain_core.messages import RemoveMessage
@@ -68,7 +68,7 @@ class LangGraphAgent:
         """The checkpointer's thread of a turn: its turnwire session (a turn without one: its own)."""
         return ctx.session_id or f"turn-{ctx.trace_id}"
 
-    async def _turn(self, ctx: TurnContext) -> AsyncIterator[Event]:
+    async def _turn(self, ctx: TurnContext) -> AsyncGenerator[Event, None]:
         config = self._config(ctx)
         chat = to_chat_messages(ctx.messages)
         ids = ModelIds.of_chat(chat.messages)

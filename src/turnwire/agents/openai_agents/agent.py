@@ -60,8 +60,8 @@ class OpenAIAgentsAgent:
                 else:  # cold: the decided calls run (or are denied) here, the run continues after them
                     items = to_input_items(ids.chat(chat.messages))
                     for block in chat.open_calls:
-                        result, said = await self._outcome(block, decided[block.id or ""], ids)
-                        outcome.append(result)
+                        ran, said = await self._outcome(block, decided[block.id or ""], ids)
+                        outcome.append(ran)
                         items.append(
                             {
                                 "type": "function_call_output",
@@ -81,8 +81,8 @@ class OpenAIAgentsAgent:
             result = Runner.run_streamed(self.agent, run_input, context=self.context, **self.run_options)
             failed: BaseException | None = None
             try:
-                async for event in result.stream_events():
-                    for out in reader.feed(event):
+                async for streamed in result.stream_events():
+                    for out in reader.feed(streamed):
                         yield out
             except Exception as exc:  # the model's, a tool's or the SDK's failure: report it
                 failed = exc
