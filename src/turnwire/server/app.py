@@ -36,12 +36,19 @@ def app_context(
 ) -> AppContext:
     """The context an app serves: ``agents`` (default: the built-in ones), the default agent
     (default: ``demo`` if served, else the first agent) and the settings (default: from
-    ``TURNWIRE_*`` variables). A ``default_agent`` that is not among the agents is a ``ValueError``.
+    ``TURNWIRE_*`` variables). A ``default_agent`` that is not among the agents, or an agent that is
+    none (``AgentLoadError``), is a ``ValueError``.
     """
     if agents is None:
         from turnwire.agents import builtin_agents
 
         agents = builtin_agents()
+    from turnwire.agents.loader import as_agent
+
+    # A framework's agent is wrapped by its adapter; anything else that is no agent fails here, at start.
+    adapted = {name: as_agent(agent, f"agents[{name!r}]") for name, agent in agents.items()}
+    if any(adapted[name] is not agent for name, agent in agents.items()):
+        agents = adapted
     if default_agent is None:
         default_agent = DEMO if DEMO in agents or not agents else next(iter(agents))
     elif agents and default_agent not in agents:
