@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Final
 
 import orjson
@@ -46,8 +46,8 @@ class RecorderWrites:
     _failing: bool
     _last_flush: float
 
-    def _listened(self, topic: str) -> bool:
-        raise NotImplementedError  # provided by TurnRecorder
+    _listened: Callable[[str], bool]
+    """Whether a frame published now on a topic would reach anyone (set by TurnRecorder)."""
 
     def _close(self, entry: Entry) -> None:
         raise NotImplementedError  # provided by TurnRecorder

@@ -4,7 +4,7 @@ turnwire approvals (see the package docstring)."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import replace
 from typing import Any, Final
 
@@ -106,13 +106,13 @@ class PydanticAIAgent:
         deferred: DeferredToolResults | None,
         announced: set[str],
         ids: ModelIds,
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event, None]:
         """One pydantic-ai run as events; ``announced``: call ids not to announce again (pydantic-ai
         repeats the call event of a resumed deferred call, a client would reset its tool part);
         ``ids``: the model's names of the history's call ids."""
         parts = Parts(str(user_turns(ctx.messages)))
         result: Any = None
-        handle = self.agent.run_stream_events(
+        handle: Any = self.agent.run_stream_events(
             prompt,
             output_type=self._output_type,
             message_history=history,
@@ -142,7 +142,7 @@ class PydanticAIAgent:
                         done = tool_result(getattr(event, "part", None) or getattr(event, "result", None))
                         yield replace(done, id=ids.from_model(done.id or ""))
                     elif type(event).__name__ == "AgentRunResultEvent":
-                        result = event.result  # type: ignore[union-attr]
+                        result = event.result
         except Exception as exc:  # the model's or a tool's failure: report it, end the turn
             for out in parts.close():
                 yield out
