@@ -58,6 +58,7 @@ from turnwire.model import (
     ToolResult,
     Usage,
 )
+from turnwire.runtime.live import turn_ending
 from turnwire.store.base import NewRow, RowChange, Store
 from turnwire.store.clock import MS, new_id, now_us, to_iso
 
@@ -343,6 +344,7 @@ class TurnRecorder:
             self._note["message_id"] = message_id
         if turn_id is not None:
             self._note["turn"] = turn_id
+        self.turn_id = turn_id
         self._event_note: dict[str, Any] = self._note
         self._thoughts = 0
         self._last: _Entry | None = None
@@ -591,6 +593,7 @@ class TurnRecorder:
         if self._ending is None and not self.batch:
             self._ending = asyncio.get_running_loop().create_future()
             _ending.setdefault(self.task_id, set()).add(self._ending)
+            turn_ending(self.turn_id)  # and to the other workers, through the live-turn registry
 
     def _ended(self) -> None:
         ending, self._ending = self._ending, None
