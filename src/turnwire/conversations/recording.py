@@ -61,6 +61,7 @@ from turnwire.model import (
 from turnwire.runtime.live import turn_ending
 from turnwire.store.base import NewRow, RowChange, Store
 from turnwire.store.clock import MS, new_id, now_us, to_iso
+from turnwire.store.open_turns import close_turn, open_turn
 
 log = logging.getLogger("turnwire.conversations.recording")
 
@@ -345,6 +346,7 @@ class TurnRecorder:
         if turn_id is not None:
             self._note["turn"] = turn_id
         self.turn_id = turn_id
+        self._turn_mark: str | None = None  # its ``open_turns`` row ("": none), once it has one
         self._event_note: dict[str, Any] = self._note
         self._thoughts = 0
         self._last: _Entry | None = None
@@ -714,6 +716,8 @@ class TurnRecorder:
                         self._sleeping = False
                 if self._closed:
                     return
+                if self._turn_mark is None:
+                    await self._mark_open()
                 try:
                     await self.flush()
                 except Exception:
@@ -727,6 +731,15 @@ class TurnRecorder:
                     return
         finally:
             self._writer = None
+
+    async def _mark_open(self) -> None:
+        """Register the turn as open (``store.open_turns``): it now outlives one flush interval, and
+        a kill between two of its messages must leave a trace."""
+        self._turn_mark = ""
+        try:
+            self._turn_mark = await open_turn(self.store, self.task_id) or ""
+        except Exception:
+            log.exception("could not mark the turn on task %s as open", self.task_id)
 
     async def flush(self) -> None:
         """Write everything pending in one transaction: new messages (the client's first, then the
@@ -807,7 +820,12 @@ class TurnRecorder:
             await self.flush()
         except Exception:
             log.exception("could not store the end of a turn on task %s", self.task_id)
-            return
+            return  # its open-turn mark stays: if this process dies, the turn is marked interrupted
+        if self._turn_mark:
+            try:
+                await close_turn(self.store, self._turn_mark)
+            except Exception:
+                log.exception("could not clear the open-turn mark of task %s", self.task_id)
         if cut and self._listened(self.task_id):
             for entry in cut:
                 self.pubsub.publish(  # type: ignore[union-attr]

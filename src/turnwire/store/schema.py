@@ -89,6 +89,19 @@ decisions = sa.Table(
     sa.Column("created_at", sa.BigInteger, nullable=False),
 )
 
+# Streamed turns open on a task, by writer (``store.open_turns``): a turn a dead process left between
+# two messages is marked interrupted like one cut mid-message (step 6, its own MetaData).
+open_turns_metadata = sa.MetaData()
+open_turns = sa.Table(
+    "open_turns",
+    open_turns_metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("task_id", sa.String(64), nullable=False),
+    sa.Column("writer_id", sa.String(64), nullable=False),
+    sa.Column("started_at", sa.BigInteger, nullable=False),
+    sa.Index("ix_open_turns_writer", "writer_id"),
+)
+
 schema_migrations = sa.Table(
     "schema_migrations",
     sa.MetaData(),
@@ -181,12 +194,17 @@ async def _v5_decisions(conn: AsyncConnection) -> None:
     await conn.run_sync(decisions_metadata.create_all)
 
 
+async def _v6_open_turns(conn: AsyncConnection) -> None:
+    await conn.run_sync(open_turns_metadata.create_all)
+
+
 MIGRATIONS: Final[list[tuple[int, str, Callable[[AsyncConnection], Awaitable[None]]]]] = [
     (1, "tasks, messages, idempotency keys", _v1_initial),
     (2, "messages index in listing order", _v2_order_index),
     (3, "writer leases; messages remember their writer", _v3_writers),
     (4, "tasks belong to a tenant; names are unique per tenant", _v4_tenants),
     (5, "one-shot approval decisions", _v5_decisions),
+    (6, "open turns by writer", _v6_open_turns),
 ]
 
 

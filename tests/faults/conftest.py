@@ -1,0 +1,34 @@
+"""The fault suite: real ``turnwire serve`` processes on a PostgreSQL and a Redis of the suite's own
+(``restartable``), which the tests kill, stop and start again. Every test here is marked ``faults``
+(``pytest -m faults`` runs only them; ``-m 'not faults'`` leaves them out)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from restartable import PostgresProcess, RedisProcess
+
+HERE = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if HERE in Path(item.fspath).parents:
+            item.add_marker(pytest.mark.faults)
+
+
+@pytest.fixture(scope="package")
+def fault_pg() -> Iterator[PostgresProcess]:
+    """A PostgreSQL the tests may stop and start again (its data kept)."""
+    with PostgresProcess() as pg:
+        yield pg
+
+
+@pytest.fixture(scope="package")
+def fault_redis() -> Iterator[RedisProcess]:
+    """A Redis the tests may SIGKILL and start again (empty)."""
+    with RedisProcess() as redis:
+        yield redis
