@@ -8,7 +8,7 @@ yields); pydantic-ai native run events (``PartStartEvent``/``PartDeltaEvent``/``
 
 Vercel SSE:
 - turnwire: ``stream_sse`` over a ``UIStreamEncoder`` (public sync API), and the server's async path
-  ``turnwire.server.streaming.stream_body`` with keepalive off and at its default 15 s, fed by a plain
+  ``turnwire.server.turns.streaming.stream_body`` with keepalive off and at its default 15 s, fed by a plain
   async generator and, as the server feeds it, by a real ``run_turn`` (agent task, channel, guard)
 - Agenta: ``agent_stream_to_vercel_stream`` + ``vercel_sse_stream``, ``.encode()``; keepalive off, and
   with its production default (15 s: one task and ``wait_for`` per part)
@@ -59,8 +59,8 @@ from turnwire.model import (  # noqa: E402
     ToolResult,
 )
 from turnwire.runtime import TurnContext, TurnRun, run_turn  # noqa: E402
-from turnwire.server.negotiation import Transport  # noqa: E402
-from turnwire.server.streaming import stream_body  # noqa: E402
+from turnwire.server.http.negotiation import Transport  # noqa: E402
+from turnwire.server.turns.streaming import stream_body  # noqa: E402
 
 
 def pydantic_ai_events(events: list) -> list:

@@ -55,7 +55,7 @@ HOT_MODULES = (
     "turnwire/runtime/live.py",
     "turnwire/runtime/runner.py",
     "turnwire/runtime/warm.py",
-    "turnwire/server/streaming.py",
+    "turnwire/server/turns/streaming.py",
     "turnwire/formats/agenta/frames.py",
     "turnwire/formats/agenta/stream.py",
     "turnwire/formats/agentex/updates.py",

@@ -11,8 +11,8 @@ from turnwire.conversations.recording import RecordedRun, TurnRecorder
 from turnwire.formats.agenta import AgentaFrames
 from turnwire.model import Event, MessageDelta, MessageEnd, MessageStart
 from turnwire.runtime import TurnContext, run_turn
-from turnwire.server.negotiation import Transport
-from turnwire.server.streaming import stream_body
+from turnwire.server.http.negotiation import Transport
+from turnwire.server.turns.streaming import stream_body
 from turnwire.store import SqlStore
 
 pytestmark = pytest.mark.anyio

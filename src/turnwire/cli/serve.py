@@ -210,7 +210,7 @@ def _api_keys(options: list[str] | None) -> dict[str, str] | None:
     """The keys of ``--api-key`` (else ``TURNWIRE_API_KEYS``) checked here, so a refusal names the
     entry and never echoes a key; ``None`` when the options give none."""
     from turnwire.server import preflight
-    from turnwire.server.auth import parse_api_keys
+    from turnwire.server.http.auth import parse_api_keys
 
     source, raw = (
         ("--api-key", options) if options else ("TURNWIRE_API_KEYS", os.environ.get("TURNWIRE_API_KEYS"))
@@ -246,7 +246,7 @@ def new_api_key(
     """Print a fresh random API key for TENANT, as an --api-key value and by its SHA-256."""
     import secrets
 
-    from turnwire.server.auth import TENANT_PATTERN, key_digest
+    from turnwire.server.http.auth import TENANT_PATTERN, key_digest
 
     if not TENANT_PATTERN.fullmatch(tenant):
         typer.echo("turnwire new-api-key: a tenant is 1-64 of A-Z a-z 0-9 . _ -", err=True)

@@ -7,22 +7,22 @@ from typing import Any
 from fastapi import APIRouter, Depends, FastAPI
 
 from turnwire.runtime import Agent
-from turnwire.server import agentex
-from turnwire.server.agui import agui_router
-from turnwire.server.catalog import catalog_router
-from turnwire.server.chat import chat_router
 from turnwire.server.context import AppContext
-from turnwire.server.conversations import router as conversations_router
-from turnwire.server.cors import install_browser_policy
-from turnwire.server.errors import install_error_handlers
-from turnwire.server.invoke import EXTRA_SCHEMAS, invoke_router
+from turnwire.server.doors import agentex
+from turnwire.server.doors.agenta.catalog import catalog_router
+from turnwire.server.doors.agenta.routes import EXTRA_SCHEMAS, invoke_router
+from turnwire.server.doors.agentex.conversation import router as conversations_router
+from turnwire.server.doors.agentex.task_stream import router as task_stream_router
+from turnwire.server.doors.agui.routes import agui_router
+from turnwire.server.doors.openai.routes import openai_router
+from turnwire.server.doors.vercel.routes import chat_router
+from turnwire.server.http.cors import install_browser_policy
+from turnwire.server.http.errors import install_error_handlers
+from turnwire.server.http.models import Health
+from turnwire.server.http.request_id import RequestIdMiddleware
 from turnwire.server.lifespan import app_lifespan
-from turnwire.server.models import Health
-from turnwire.server.openai_api import openai_router
 from turnwire.server.page import page_router
-from turnwire.server.request_id import RequestIdMiddleware
 from turnwire.server.settings import Settings
-from turnwire.server.task_stream import router as task_stream_router
 
 DEMO = "demo"
 

@@ -12,7 +12,7 @@ from turnwire.server.settings import Settings
 
 def store_location(settings: Settings) -> str:
     """The store as a person would look for it: a file path for SQLite, else the URL without password."""
-    from turnwire.server.lifespan import default_db_url
+    from turnwire.server.settings import default_db_url
 
     url = settings.db_url or default_db_url()
     if "://" not in url:

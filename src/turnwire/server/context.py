@@ -8,6 +8,9 @@ applies them on every route, Agentex routes included.
 
 from __future__ import annotations
 
+import contextlib
+import logging
+from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Annotated, Any
@@ -20,10 +23,15 @@ from turnwire.runtime import Agent
 from turnwire.runtime.approvals import ApprovalSigner, load_secret
 from turnwire.runtime.live import LiveTurns
 from turnwire.runtime.warm import WarmPool, WarmStarts
-from turnwire.server.errors import UnknownAgent
-from turnwire.server.settings import Settings
+from turnwire.server.http.auth import request_tenant
+from turnwire.server.http.errors import UnknownAgent
+from turnwire.server.settings import Settings, default_db_url
+from turnwire.store import SqlStore
 from turnwire.store.base import Store
 from turnwire.store.tenant_view import TenantStore
+from turnwire.store.writers import DEFAULT_LEASE_SECONDS, WriterLease
+
+log = logging.getLogger("turnwire.server")
 
 _STATE_KEY = "turnwire"
 
@@ -89,15 +97,12 @@ class AppContext:
     def running(self) -> AbstractAsyncContextManager[None]:
         """Open the store (and Redis) of the settings for as long as the block runs; what an app
         that mounts ``create_router`` runs in its lifespan."""
-        from turnwire.server.lifespan import running
-
-        return running(self)
+        return _services(self)
 
     async def bind(self, request: Request) -> None:
         """Router dependency: authenticate the request (``Unauthorized`` for a missing or unknown
         key when keys are configured) and make its tenant's view of this context the request's
         (see ``current``). Every route but ``/health`` runs it, so none can skip the check."""
-        from turnwire.server.auth import request_tenant  # imports the Agentex errors: not at load
 
         request.state.turnwire = self.for_tenant(request_tenant(self.settings.api_keys, request))
 
@@ -112,6 +117,44 @@ class AppContext:
         view.store = None if store is None else TenantStore(store, tenant)
         view.tenant, view._warm, view._turns = tenant, self.warm, self.turns
         return view
+
+
+@contextlib.asynccontextmanager
+async def _services(ctx: AppContext) -> AsyncIterator[None]:
+    """Open ``ctx.settings.db_url`` (else ``settings.default_db_url()``) as ``ctx.store`` under a writer
+    lease (``store.writers``): messages that dead server processes left streaming are closed, now
+    and while the app runs, and this process's own live streams are safe from its peers. With
+    ``settings.redis_url``, ``ctx.pubsub`` becomes a ``RedisPubSub``. A store the context already
+    has is used as it is and left open."""
+    settings = ctx.settings
+    async with contextlib.AsyncExitStack() as stack:
+        if settings.redis_url:
+            from turnwire.conversations.redis_pubsub import RedisPubSub
+
+            pubsub = RedisPubSub(settings.redis_url)
+            await pubsub.start()
+            stack.push_async_callback(pubsub.close)
+            ctx.pubsub = pubsub
+        if ctx.store is not None:
+            stack.push_async_callback(ctx.stop_turns)
+            yield
+            return
+        store = SqlStore(settings.db_url or default_db_url())
+        await store.open()
+        stack.push_async_callback(store.close)
+        lease = WriterLease(store, lease_seconds=settings.writer_lease_seconds or DEFAULT_LEASE_SECONDS)
+        recovered = await lease.start()
+        stack.push_async_callback(lease.stop)
+        if recovered:
+            count = sum(len(ids) for ids in recovered.values())
+            log.warning("marked %d message(s) left streaming by a stopped server as interrupted", count)
+        ctx.store = store
+        # Closed first (last in): running turns end and store their replies while the store is open.
+        stack.push_async_callback(ctx.stop_turns)
+        try:
+            yield
+        finally:
+            ctx.store = None
 
 
 def _turn_logs(pubsub: PubSub) -> Any:

@@ -18,7 +18,7 @@ from typing import Final
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from turnwire.server.errors import json_response
+from turnwire.server.http.errors import json_response
 
 ASSETS: Final = {
     "page.js": "text/javascript; charset=utf-8",

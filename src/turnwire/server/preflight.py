@@ -147,7 +147,7 @@ def check_db(url: str, option: str = "--db") -> None:
 
 def check_default_db() -> None:
     """The default store (``$XDG_DATA_HOME/turnwire/turnwire.db``) can be created and opened."""
-    from turnwire.server.lifespan import default_db_url
+    from turnwire.server.settings import default_db_url
 
     try:
         url = default_db_url()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -80,7 +81,7 @@ class Settings(BaseModel):
     @field_validator("api_keys", mode="before")
     @classmethod
     def _api_keys(cls, value: object) -> dict[str, str]:
-        from turnwire.server.auth import parse_api_keys
+        from turnwire.server.http.auth import parse_api_keys
 
         return parse_api_keys(value)
 
@@ -119,3 +120,12 @@ class Settings(BaseModel):
                 values[name] = raw
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
+
+
+def default_db_url() -> str:
+    """``sqlite:///$XDG_DATA_HOME/turnwire/turnwire.db`` (``~/.local/share/turnwire/turnwire.db``);
+    the folder is created if needed."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    folder = Path(base) / "turnwire"
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'turnwire.db'}"

@@ -14,7 +14,7 @@ import pytest
 from agentex_server import Server
 
 from store_databases import execute
-from turnwire.server.agentex.agents import agent_id
+from turnwire.server.doors.agentex.agents import agent_id
 
 
 def text(s: str) -> dict:

@@ -9,7 +9,7 @@ from live_server import ECHOED, serve
 from server_wire import invoke_body
 
 from turnwire.server import Settings, create_app
-from turnwire.server.cors import EXPOSED_HEADERS
+from turnwire.server.http.cors import EXPOSED_HEADERS
 
 CHAT = {
     "id": "browser-1",

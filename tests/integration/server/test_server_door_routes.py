@@ -17,8 +17,8 @@ from services import serve_app
 from turnwire.agents import builtin_agents
 from turnwire.server import Settings, create_app, create_router, install_error_handlers
 from turnwire.server.app import app_context
-from turnwire.server.door_route import DoorRoute
-from turnwire.server.request_id import RequestIdMiddleware
+from turnwire.server.http.request_id import RequestIdMiddleware
+from turnwire.server.turns.door_route import DoorRoute
 
 KEY = "door-route-key-" + "k" * 16
 AUTH = {"authorization": f"Bearer {KEY}"}

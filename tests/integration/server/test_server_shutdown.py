@@ -13,7 +13,7 @@ import pytest
 from live_server import Probe
 from server_wire import invoke_body
 
-from turnwire.server.shutdown import SHUTDOWN
+from turnwire.server.turns.shutdown import SHUTDOWN
 
 
 @pytest.fixture
