@@ -59,19 +59,25 @@ class Seen:
         """The text deltas it got, in order (Agenta and Vercel frames)."""
         out = []
         for f in self.frames:
-            if f.get("type") == "message_delta":
+            kind = f.get("type")
+            if kind == "message_delta":
                 out.append(f["data"]["delta"])
-            elif f.get("type") == "text-delta":
+            elif kind in ("text-delta", "TEXT_MESSAGE_CONTENT"):
                 out.append(f["delta"])
+            elif kind is None and f.get("choices"):
+                out.append(f["choices"][0].get("delta", {}).get("content") or "")
         return "".join(out)
 
 
 def _ending(frames: list[dict[str, Any]], done_line: bool) -> str:
+    """How a stream of any door ended, from its frames (and whether ``data: [DONE]`` came)."""
     kinds = [f.get("type") for f in frames]
-    if "error" in kinds:
+    if "error" in kinds or "RUN_ERROR" in kinds or any("error" in f and "type" not in f for f in frames):
         return "error"
-    if done_line or (kinds and kinds[-1] == "done"):
+    if kinds and kinds[-1] in ("done", "RUN_FINISHED"):
         return "complete"
+    if done_line:  # Vercel (after its finish chunk) and OpenAI
+        return "complete" if not kinds or kinds[-1] in ("finish", None) else "cut"
     return "cut"
 
 
@@ -124,6 +130,15 @@ def chat_body(chat_id: str, text: str, message_id: str = "u1") -> dict[str, Any]
         "id": chat_id,
         "messages": [{"id": message_id, "role": "user", "parts": [{"type": "text", "text": text}]}],
     }
+
+
+def agui_body(thread: str, text: str) -> dict[str, Any]:
+    message = {"id": f"u-{thread}", "role": "user", "content": text}
+    return {"threadId": thread, "runId": f"r-{thread}", "messages": [message]}
+
+
+def openai_body(agent: str, text: str) -> dict[str, Any]:
+    return {"model": agent, "messages": [{"role": "user", "content": text}], "stream": True}
 
 
 def stored(url: str, session: str) -> list[dict[str, Any]]:

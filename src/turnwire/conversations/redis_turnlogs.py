@@ -40,7 +40,7 @@ LIVE_TTL: Final = 6.0
 RENEW_EVERY: Final = 2.0
 ENDED_TTL: Final = 60
 READ_SLICE: Final = 1.0
-LOST_GRACE: Final = LIVE_TTL
+LOST_GRACE: Final = 2 * RENEW_EVERY + 1
 """Seconds a follower waits for a missing log to come back (a worker rewrites it after a Redis
 restart within ``RENEW_EVERY``) before it gives the turn up as lost."""
 MAX_BATCH: Final = 256
