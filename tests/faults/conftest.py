@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pair import Node
 
 from restartable import PostgresProcess, RedisProcess
 
@@ -32,3 +33,17 @@ def fault_redis() -> Iterator[RedisProcess]:
     """A Redis the tests may SIGKILL and start again (empty)."""
     with RedisProcess() as redis:
         yield redis
+
+
+@pytest.fixture(scope="package")
+def pair(
+    fault_pg: PostgresProcess, fault_redis: RedisProcess, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Node, Node]]:
+    """Two servers on ``fault_pg`` and ``fault_redis``; a test that kills one starts it again."""
+    a = Node(Path(tmp_path_factory.mktemp("a")), fault_pg, fault_redis)
+    b = Node(Path(tmp_path_factory.mktemp("b")), fault_pg, fault_redis)
+    a.start()
+    b.start()
+    yield a, b
+    a.stop()
+    b.stop()

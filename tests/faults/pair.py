@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 import redis
-from fault_servers import server
+from fault_servers import server, stored
 
 from restartable import PostgresProcess, RedisProcess
 
@@ -72,3 +72,17 @@ def open_rows(pg: PostgresProcess) -> dict[str, int]:
             await conn.close()
 
     return asyncio.run(count())
+
+
+def registered(redis_proc: RedisProcess, session: str) -> bool:
+    """Whether a turn of ``session`` is live in Redis."""
+    return any(session.encode() in key for key in live_keys(redis_proc))
+
+
+def agent_texts(url: str, session: str) -> list[str]:
+    """The agent's stored text messages of ``session``, in order."""
+    return [
+        m["content"]["content"]
+        for m in stored(url, session)
+        if m["content"]["type"] == "text" and m["content"]["author"] == "agent"
+    ]

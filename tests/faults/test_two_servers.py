@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from fault_agents import word
 from fault_servers import (
     Seen,
@@ -23,34 +20,9 @@ from fault_servers import (
     stream,
     wait_for,
 )
-from pair import Node, live_keys, open_rows
+from pair import Node, agent_texts, live_keys, open_rows, registered
 
 from restartable import PostgresProcess, RedisProcess
-
-
-@pytest.fixture(scope="module")
-def pair(
-    fault_pg: PostgresProcess, fault_redis: RedisProcess, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[Node, Node]]:
-    a = Node(Path(tmp_path_factory.mktemp("a")), fault_pg, fault_redis)
-    b = Node(Path(tmp_path_factory.mktemp("b")), fault_pg, fault_redis)
-    a.start()
-    b.start()
-    yield a, b
-    a.stop()
-    b.stop()
-
-
-def _agent_texts(url: str, session: str) -> list[str]:
-    return [
-        m["content"]["content"]
-        for m in stored(url, session)
-        if m["content"]["type"] == "text" and m["content"]["author"] == "agent"
-    ]
-
-
-def _registered(redis_proc: RedisProcess, session: str) -> bool:
-    return any(session.encode() in key for key in live_keys(redis_proc))
 
 
 def start_turn(node: Node, door: int, session: str, text: str, seen: Seen):  # type: ignore[no-untyped-def]
@@ -88,7 +60,7 @@ def test_concurrent_turns_on_every_door_complete_and_are_stored_once(
         thread.join(60)
     for session, seen, _ in turns:
         assert (seen.status, seen.ended, seen.text()) == (200, "complete", expected), session
-        assert _agent_texts(a.url, session) == [expected]  # stored once, whole, read from either
+        assert agent_texts(a.url, session) == [expected]  # stored once, whole, read from either
     assert open_rows(fault_pg) == {"in_progress": 0, "open_turns": 0}
     wait_for(lambda: not live_keys(fault_redis), 5, "no session left live in Redis")
 
@@ -102,7 +74,7 @@ def test_a_silent_turn_is_followed_from_the_other_server_to_its_end(
     own, resumed = Seen(), Seen()
     first = in_thread(stream, "POST", a.url + "/agents/quiet/chat", own, json=chat_body(chat, "7"))
     wait_for(lambda: "before" in own.text(), 10, "the turn started")
-    wait_for(lambda: _registered(fault_redis, chat), 5, "the turn registered in Redis")
+    wait_for(lambda: registered(fault_redis, chat), 5, "the turn registered in Redis")
     stream("GET", b.url + f"/agents/quiet/chat/{chat}/stream", resumed)
     first.join(20)
     assert (own.ended, own.text()) == ("complete", "before after")
@@ -135,7 +107,7 @@ def test_a_killed_server_s_turn_ends_for_its_followers_and_is_repaired(
     own, follower = Seen(), Seen()
     first = in_thread(stream, "POST", a.url + "/agents/paced/chat", own, json=chat_body(chat, "3000 0.01"))
     wait_for(lambda: len(own.text()) > 50, 10, "the turn streams")
-    wait_for(lambda: _registered(fault_redis, chat), 5, "the turn registered in Redis")
+    wait_for(lambda: registered(fault_redis, chat), 5, "the turn registered in Redis")
     resumed = in_thread(stream, "GET", b.url + f"/agents/paced/chat/{chat}/stream", follower)
     wait_for(lambda: len(follower.text()) > 50, 10, "the follower reads")
     a.kill()
@@ -154,7 +126,7 @@ def test_a_killed_server_s_turn_ends_for_its_followers_and_is_repaired(
     assert not [k for k in live_keys(fault_redis) if chat.encode() in k]
     # The survivor's lease repair marks the cut message interrupted; nothing stays open.
     wait_for(lambda: markers(stored(b.url, chat)), 15, "the cut message marked interrupted")
-    cut = _agent_texts(b.url, chat)
+    cut = agent_texts(b.url, chat)
     assert len(cut) == 1 and follower.text().startswith(cut[0])
     wait_for(lambda: open_rows(fault_pg)["in_progress"] == 0, 10, "nothing IN_PROGRESS")
     a.start()

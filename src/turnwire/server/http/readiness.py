@@ -18,11 +18,25 @@ PROBE_SECONDS: Final = 2.0
 
 
 async def _probe(check: Any) -> str:
-    try:
-        await asyncio.wait_for(check(), PROBE_SECONDS)
-    except Exception:
+    # Waited for, not cancelled and awaited: a connection attempt to a server that is starting up
+    # may take long to notice a cancellation, and readiness must answer within its bound.
+    task = asyncio.ensure_future(check())
+    done, _ = await asyncio.wait({task}, timeout=PROBE_SECONDS)
+    if not done:
+        task.cancel()
+        _abandoned.add(task)
+        task.add_done_callback(_forget)
         return "unreachable"
-    return "ok"
+    return "ok" if task.exception() is None else "unreachable"
+
+
+_abandoned: set[asyncio.Future[Any]] = set()
+
+
+def _forget(task: asyncio.Future[Any]) -> None:
+    _abandoned.discard(task)
+    if not task.cancelled():
+        task.exception()  # retrieved: no "never retrieved" warning
 
 
 async def _store_answers(store: Any) -> None:
