@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -21,7 +22,7 @@ from typing import Any
 import httpx
 import orjson
 
-from services import turnwire_process
+from services import free_port
 
 HERE = Path(__file__).parent
 AGENTS = ("paced", "steps", "quiet")
@@ -32,17 +33,51 @@ INTERRUPTED = "turnwire.interrupted"
 def server(
     home: Path, db_url: str, *args: str, redis: str | None = None, env: dict[str, str] | None = None
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """``turnwire serve`` on ``db_url`` (and ``redis``) with the fault agents; (base URL, process)."""
+    """``turnwire serve`` on ``db_url`` (and ``redis``) with the fault agents; (base URL, process).
+
+    Its output goes to ``home/serve-<port>.log``, not to a pipe: a server logging its failures
+    while a service is down would fill a pipe nobody reads and block on its next log line."""
     agents: list[str] = []
     for name in AGENTS:
         agents += ["--agent", f"{name}=fault_agents:{name}"]
     extra = ["--redis", redis] if redis else []
-    path = os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])
-    full_env = {"PYTHONPATH": path, "TURNWIRE_WRITER_LEASE_SECONDS": "3", **(env or {})}
     home.mkdir(parents=True, exist_ok=True)
-    cmd = ("--db", db_url, "--keepalive", "1", *agents, *extra, *args)
-    with turnwire_process(home, *cmd, env=full_env) as running:
-        yield running
+    port = free_port()
+    full_env = {
+        **os.environ,
+        "XDG_DATA_HOME": str(home),
+        "TURNWIRE_APPROVAL_SECRET_FILE": str(home / "secret"),
+        "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
+        "TURNWIRE_WRITER_LEASE_SECONDS": "3",
+        **(env or {}),
+    }
+    cmd = [sys.executable, "-c", "from turnwire.cli import app; app()", "serve", "--port", str(port)]
+    cmd += ["--db", db_url, "--keepalive", "1", *agents, *extra, *args]
+    log = open(home / f"serve-{port}.log", "wb")  # noqa: SIM115 (closed below)
+    proc = subprocess.Popen(cmd, env=full_env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                said = (home / f"serve-{port}.log").read_text()[-3000:]
+                raise RuntimeError("turnwire serve exited:\n" + said)
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(url + "/health", timeout=1).status_code == 200:
+                    break
+            if time.monotonic() > deadline:
+                raise RuntimeError("turnwire serve did not answer /health within 60 s")
+            time.sleep(0.05)
+        yield url, proc
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        log.close()
 
 
 @dataclass
