@@ -81,6 +81,7 @@ class RedisTurnLogs:
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._failing = False
+        self._checks: list[tuple[_Mirrored, int]] = []  # (turn, index of its EXISTS in a pipeline)
 
     # ----------------------------------------------------------------- the running side
     def _mark(self, turn: _Mirrored) -> None:
@@ -125,6 +126,10 @@ class RedisTurnLogs:
         marked as ending)."""
         stream, ttl = LOG + turn.turn_id, int(self.live_ttl * 1000)
         start = turn.sent
+        if turn.registered and not turn.rebuild:
+            # Checked first: a Redis that came back empty must not get only the log's tail.
+            self._checks.append((turn, len(pipe.command_stack)))
+            pipe.exists(stream)
         if turn.rebuild:
             start = 0
             pipe.delete(stream)
@@ -159,9 +164,10 @@ class RedisTurnLogs:
             while self._dirty and len(batch) < MAX_BATCH:
                 batch.append(self._dirty.pop(next(iter(self._dirty))))
             pipe = self._client.pipeline(transaction=False)
+            self._checks = []
             plans = [self._queue(pipe, turn) for turn in batch]
             try:
-                await pipe.execute()
+                results = await pipe.execute()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -179,13 +185,17 @@ class RedisTurnLogs:
                 log.warning("turn logs reach Redis again")
                 self._failing = False
             backoff = 0.05
+            for turn, at in self._checks:
+                if not results[at]:
+                    turn.rebuild = True  # Redis lost the log (a restart): write it anew
+                    self._mark(turn)
             for turn, (upto, ended, marked) in zip(batch, plans, strict=True):
                 turn.sent, turn.registered = upto, True
                 if marked:
                     turn.ending = 2
                 if turn.turn_id not in self._dirty:
                     turn.rebuild = False
-                if ended and self._turns.get(turn.turn_id) is turn:
+                if ended and not turn.rebuild and self._turns.get(turn.turn_id) is turn:
                     del self._turns[turn.turn_id]
                     self._dirty.pop(turn.turn_id, None)
 
@@ -237,11 +247,12 @@ class RedisTurnLogs:
         while True:
             try:
                 answer = await client.xread({stream: last}, block=int(READ_SLICE * 1000), count=512)
-                if (not answer and await client.exists(stream)) or answer:
-                    trouble_since = None
-                else:
-                    trouble_since = trouble_since or clock()
-                    last = "0-0"  # when it is rewritten, it is read from its start
+                if not answer:
+                    if await client.exists(stream):
+                        trouble_since = None  # quiet, not gone
+                    else:
+                        trouble_since = trouble_since or clock()
+                        last = "0-0"  # when it is rewritten, it is read from its start
             except (RedisConnectionError, RedisTimeoutError, OSError):
                 answer = None
                 trouble_since = trouble_since or clock()
@@ -254,17 +265,27 @@ class RedisTurnLogs:
                     quiet_since = clock()
                     yield None
                 continue
+            gap = False
             for _, entries in answer:
                 for entry_id, fields in entries:
                     last = entry_id
                     index = fields.get(b"i")
                     if index is None or int(index) < position:
                         continue  # the opening entry, or a chunk already read before a rebuild
+                    if int(index) > position:
+                        gap = True  # Redis lost the log and has only its tail: wait for the rewrite
+                        break
                     if b"end" in fields:
                         return
                     position += 1
-                    quiet_since = clock()
+                    quiet_since, trouble_since = clock(), None
                     yield fields[b"d"]
+                if gap:
+                    break
+            if gap:
+                trouble_since = trouble_since or clock()
+                last = "0-0"
+                await asyncio.sleep(0.05)
 
     async def aclose(self) -> None:
         for task in self._tasks:

@@ -128,3 +128,36 @@ async def test_a_redis_restart_loses_no_chunk_and_no_registration(own_redis: Red
 
 async def _true(value: bool) -> bool:
     return value
+
+
+async def test_a_chunk_redis_took_just_before_its_restart_still_reaches_a_slow_follower(
+    own_redis: RedisProcess,
+) -> None:
+    # The follower has read chunks 0-4; chunk 5 reaches Redis while it is not reading; Redis
+    # restarts empty; chunks 6 and 7 come. The log must not restart at 6 (a gap the follower
+    # cannot see): the writer notices the lost log and writes it anew; the follower waits for it.
+    writer_client, reader_client = client_for(own_redis.url), client_for(own_redis.url)
+    writer = RedisTurnLogs(writer_client, renew_every=30)  # no renewal to repair it by chance
+    reader = RedisTurnLogs(reader_client, lost_grace=5.0)
+    key, turn = uuid.uuid4().hex, uuid.uuid4().hex
+    try:
+        writer.open(key, turn, "vercel/sse")
+        for i in range(5):
+            writer.append(key, turn, b"%d" % i)
+        follow = reader.follow(turn, None)
+        with anyio.fail_after(5):
+            got = [await follow.__anext__() for _ in range(5)]
+        writer.append(key, turn, b"5")
+        await asyncio.sleep(0.3)  # written to the Redis about to die
+        own_redis.kill()
+        own_redis.start()
+        for i in (6, 7):
+            writer.append(key, turn, b"%d" % i)
+        writer.close(key, turn)
+        with anyio.fail_after(10):
+            got += [data async for data in follow]
+        assert got == [b"%d" % i for i in range(8)]
+    finally:
+        await writer.aclose()
+        await writer_client.aclose()
+        await reader_client.aclose()
