@@ -53,7 +53,8 @@ class Tally:
     complete: int = 0
     error: int = 0
     refused: int = 0  # 503 while a service was down (Retry-After)
-    died: int = 0  # the serving process was killed
+    died: int = 0  # the connection broke mid-stream (the serving process was killed)
+    unreachable: int = 0  # no answer at all (connect failed or timed out: a server restarting)
     cut: int = 0  # a silently cut stream: must stay 0
     whole: list[str] = field(default_factory=list)  # sessions whose client got the turn whole
 
@@ -64,20 +65,24 @@ async def one_turn(client: httpx.AsyncClient, url: str, door: int, session: str,
     else:
         path, body = "/agents/paced/chat", chat_body(session, f"{WORDS} {PAUSE}")
     frames: list[dict[str, Any]] = []
-    done_line = False
+    done_line = answered = False
     try:
         async with client.stream("POST", url + path, json=body, headers={"accept": "text/event-stream"}) as r:
             if r.status_code != 200:
                 await r.aread()
                 tally.refused += 1
                 return
+            answered = True
             async for line in r.aiter_lines():
                 if line == "data: [DONE]":
                     done_line = True
                 elif line.startswith("data: "):
                     frames.append(orjson.loads(line[6:]))
     except httpx.HTTPError:
-        tally.died += 1
+        if answered:
+            tally.died += 1
+        else:
+            tally.unreachable += 1
         return
     kinds = [f.get("type") for f in frames]
     text = "".join(
@@ -264,9 +269,10 @@ def _markdown(report: dict[str, Any]) -> str:
         f"Soak: {report['duration_s']} s, {report['streams']} concurrent streams, two servers, "
         f"{report['date']}, commit `{report['commit']}`, {report['machine']}.",
         "",
-        "| turns complete | error frame | refused (503) | died with their server | silently cut |",
-        "| ---: | ---: | ---: | ---: | ---: |",
-        f"| {turns['complete']} | {turns['error']} | {turns['refused']} | {turns['died']} | {turns['cut']} |",
+        "| turns complete | error frame | refused (503) | broken mid-stream | not answered | silently cut |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: |",
+        f"| {turns['complete']} | {turns['error']} | {turns['refused']} | {turns['died']} "
+        f"| {turns['unreachable']} | {turns['cut']} |",
         "",
         f"Checked after: lost {checked['lost']}, stored twice {checked['duplicated']}, IN_PROGRESS "
         f"{checked['in_progress']}, open turns {checked['open_turns']}, live sessions {checked['live']}.",
