@@ -9,7 +9,7 @@ import uuid
 
 import httpx
 from fault_agents import word
-from fault_servers import Seen, chat_body, in_thread, invoke_body, stream, wait_for
+from fault_servers import Seen, chat_body, in_thread, invoke_body, markers, stored, stream, wait_for
 from pair import Node, agent_texts, live_keys, open_rows, registered
 
 from restartable import PostgresProcess, RedisProcess
@@ -114,6 +114,12 @@ def test_postgresql_stopped_answers_503_and_recovers(
     pair: tuple[Node, Node], fault_pg: PostgresProcess
 ) -> None:
     a, b = pair
+    # A turn streaming when PostgreSQL stops, which ends before it is back: its closing write fails.
+    session, seen = f"down-{uuid.uuid4().hex}", Seen()
+    thread = in_thread(
+        stream, "POST", a.url + "/agents/paced/invoke", seen, json=invoke_body(session, "60 0.02")
+    )
+    wait_for(lambda: len(seen.text()) > 150, 15, "the turn streams, flushed at least once")
     fault_pg.stop()
     try:
         for node in (a, b):
@@ -128,10 +134,16 @@ def test_postgresql_stopped_answers_503_and_recovers(
             r = node.get("/health/ready")
             assert r.status_code == 503 and r.headers["retry-after"]
             assert r.json() == {"status": "unavailable", "store": "unreachable", "redis": "ok"}
-        time.sleep(3)  # stopped for several seconds
+        thread.join(20)
+        time.sleep(1)  # stopped for several seconds
     finally:
         fault_pg.start()
     _serves_again(a, b)
+    assert seen.ended in ("complete", "error")  # never cut
+    # What the store could not take is not left open: the live server marks it interrupted.
+    wait_for(lambda: open_rows(fault_pg) == {"in_progress": 0, "open_turns": 0}, 15, "nothing left open")
+    stored_turn = stored(a.url, session)
+    assert agent_texts(a.url, session) == [WHOLE[: len(seen.text())]] or markers(stored_turn)
 
 
 def _serves_again(a: Node, b: Node) -> None:

@@ -61,7 +61,7 @@ from turnwire.model import (
 from turnwire.runtime.live import turn_ending
 from turnwire.store.base import NewRow, RowChange, Store
 from turnwire.store.clock import MS, new_id, now_us, to_iso
-from turnwire.store.open_turns import close_turn, open_turn
+from turnwire.store.open_turns import close_turn, hold, open_turn, release
 
 log = logging.getLogger("turnwire.conversations.recording")
 
@@ -347,6 +347,7 @@ class TurnRecorder:
             self._note["turn"] = turn_id
         self.turn_id = turn_id
         self._turn_mark: str | None = None  # its ``open_turns`` row ("": none), once it has one
+        self._marking: asyncio.Future[str | None] | None = None
         self._event_note: dict[str, Any] = self._note
         self._thoughts = 0
         self._last: _Entry | None = None
@@ -736,8 +737,12 @@ class TurnRecorder:
         """Register the turn as open (``store.open_turns``): it now outlives one flush interval, and
         a kill between two of its messages must leave a trace."""
         self._turn_mark = ""
+        hold(self.task_id)  # until the turn is finished (``_finish``): its rows are not orphans
+        # A task of its own: the turn's end waits for it (``_store_rest``), so a mark written
+        # after the end was stored cannot outlive the turn.
+        self._marking = asyncio.ensure_future(open_turn(self.store, self.task_id))
         try:
-            self._turn_mark = await open_turn(self.store, self.task_id) or ""
+            self._turn_mark = await asyncio.shield(self._marking) or ""
         except Exception:
             log.exception("could not mark the turn on task %s as open", self.task_id)
 
@@ -794,6 +799,8 @@ class TurnRecorder:
         try:
             await self._store_rest(events)
         finally:
+            if self._turn_mark is not None:
+                release(self.task_id)
             self._ended()
 
     async def _store_rest(self, events: AsyncIterator[Event]) -> None:
@@ -821,9 +828,11 @@ class TurnRecorder:
         except Exception:
             log.exception("could not store the end of a turn on task %s", self.task_id)
             return  # its open-turn mark stays: if this process dies, the turn is marked interrupted
-        if self._turn_mark:
+        if self._marking is not None:
             try:
-                await close_turn(self.store, self._turn_mark)
+                mark = await self._marking
+                if mark:
+                    await close_turn(self.store, mark)
             except Exception:
                 log.exception("could not clear the open-turn mark of task %s", self.task_id)
         if cut and self._listened(self.task_id):

@@ -21,15 +21,64 @@ import sqlalchemy as sa
 
 from turnwire.conversations.planning import interrupted_content
 from turnwire.store.clock import MS, new_id, now_us
+from turnwire.store.recovery import close_messages
 from turnwire.store.schema import messages, open_turns, tasks
 
 BETWEEN_MESSAGES: Final = "the server stopped during this turn, between two of its messages"
 T = open_turns.c
+M = messages.c
 
 _OPEN_SQLITE: Final = "INSERT INTO open_turns (id, task_id, writer_id, started_at) VALUES (?, ?, ?, ?)"
 _CLOSE_SQLITE: Final = "DELETE FROM open_turns WHERE id = ?"
 _OPEN_PG: Final = "INSERT INTO open_turns (id, task_id, writer_id, started_at) VALUES ($1, $2, $3, $4)"
 _CLOSE_PG: Final = "DELETE FROM open_turns WHERE id = $1"
+
+
+_held: dict[str, int] = {}
+"""Tasks with a turn being recorded in this process (count of recorders), for ``repair_orphans``."""
+
+
+def hold(task_id: str) -> None:
+    """A recorder of this process writes on ``task_id`` until ``release``."""
+    _held[task_id] = _held.get(task_id, 0) + 1
+
+
+def release(task_id: str) -> None:
+    left = _held.get(task_id, 0) - 1
+    if left > 0:
+        _held[task_id] = left
+    else:
+        _held.pop(task_id, None)
+
+
+async def repair_orphans(store: Any, me: str) -> dict[str, list[str]]:
+    """Mark interrupted what this live process (writer ``me``) left open with no recorder left to
+    finish it: a turn whose closing write failed (the store was down when it ended). Its peers
+    never touch a live writer's rows, so without this they would stay ``IN_PROGRESS`` for as
+    long as the process lives. Returns task id -> message ids repaired."""
+    async with store.db.read() as conn:
+        messages_open = list(
+            await conn.execute(
+                sa.select(M.task_id, M.id)
+                .where(M.streaming_status == "IN_PROGRESS", M.writer_id == me)
+                .order_by(M.task_id, M.seq)
+            )
+        )
+        turns_open = list(await conn.execute(sa.select(T.task_id).where(T.writer_id == me).distinct()))
+    found: dict[str, list[str]] = {}
+    for task_id, message_id in messages_open:
+        if task_id not in _held:
+            found.setdefault(task_id, []).append(message_id)
+    for task_id, ids in found.items():
+        await close_messages(store, task_id, ids)
+    orphans = [task_id for (task_id,) in turns_open if task_id not in _held]
+    for task_id in orphans:
+        if task_id in found:  # marked just now: only its open-turn row goes
+            async with store.db.write() as conn:
+                await conn.execute(sa.delete(open_turns).where(T.task_id == task_id, T.writer_id == me))
+        elif await _mark_interrupted(store, task_id, [me]) and task_id not in _held:
+            found[task_id] = []
+    return found
 
 
 def _sql_store(store: Any) -> Any:

@@ -22,7 +22,7 @@ from typing import Final
 import sqlalchemy as sa
 
 from turnwire.store.clock import new_id, now_us
-from turnwire.store.open_turns import open_turn_writers, repair_open_turns
+from turnwire.store.open_turns import open_turn_writers, repair_open_turns, repair_orphans
 from turnwire.store.recovery import recover_interrupted
 from turnwire.store.schema import messages, writers
 from turnwire.store.sql import SqlStore
@@ -154,6 +154,10 @@ class WriterLease:
                 if repaired:
                     count = sum(len(ids) for ids in repaired.values())
                     log.warning("marked %d message(s) of a stopped server as interrupted", count)
+                orphaned = await repair_orphans(self.store, self.writer_id)
+                if orphaned:
+                    count = len(orphaned)
+                    log.warning("marked %d turn(s) whose end could not be stored as interrupted", count)
             except Exception:
                 log.exception("renewing writer lease %s failed", self.writer_id)
 
