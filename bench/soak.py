@@ -171,7 +171,7 @@ async def verify(
     """Every turn its client got whole is stored once, whole; nothing left open."""
     conn = await asyncpg.connect(pg.url.replace("+asyncpg", ""))
     try:
-        lost = duplicated = 0
+        lost = duplicated = marked = 0
         for session in tally.whole:
             rows = await conn.fetch(
                 "SELECT m.content FROM messages m JOIN tasks t ON t.id = m.task_id WHERE t.name = $1", session
@@ -182,6 +182,7 @@ async def verify(
             texts = [t for t in texts if isinstance(t, str)]
             if texts.count(WHOLE) == 0:
                 lost += 1
+                marked += any(b"turnwire.interrupted" in r[0].encode() for r in rows)
             elif texts.count(WHOLE) > 1:
                 duplicated += 1
         in_progress = await conn.fetchval(
@@ -193,6 +194,7 @@ async def verify(
     live = len(list(redis.Redis.from_url(redis_proc.url).scan_iter("turnwire:live:*")))
     return {
         "lost": lost,
+        "lost_marked_interrupted": marked,
         "duplicated": duplicated,
         "in_progress": in_progress,
         "open_turns": open_turns,
@@ -274,7 +276,8 @@ def _markdown(report: dict[str, Any]) -> str:
         f"| {turns['complete']} | {turns['error']} | {turns['refused']} | {turns['died']} "
         f"| {turns['unreachable']} | {turns['cut']} |",
         "",
-        f"Checked after: lost {checked['lost']}, stored twice {checked['duplicated']}, IN_PROGRESS "
+        f"Checked after: lost {checked['lost']} (of which marked interrupted "
+        f"{checked['lost_marked_interrupted']}), stored twice {checked['duplicated']}, IN_PROGRESS "
         f"{checked['in_progress']}, open turns {checked['open_turns']}, live sessions {checked['live']}.",
         "",
         "Faults: " + ("; ".join(report["faults"]) or "none"),
