@@ -72,6 +72,7 @@ from turnwire.model import (
     ThoughtEnd,
     ThoughtStart,
 )
+from turnwire.runtime.live import turn_ending
 from turnwire.store.base import LAST, NewRow, Store
 from turnwire.store.clock import MS, new_id, now_us
 
@@ -168,6 +169,9 @@ class TurnRecorder(RecorderFrames, RecorderNotes, RecorderWrites):
             self._note["message_id"] = message_id
         if turn_id is not None:
             self._note["turn"] = turn_id
+        self.turn_id = turn_id
+        self._turn_mark: str | None = None  # its ``open_turns`` row ("": none), once it has one
+        self._marking: asyncio.Future[str | None] | None = None
         self._event_note: dict[str, Any] = self._note
         self._thoughts = 0
         self._last: Entry | None = None
@@ -360,6 +364,7 @@ class TurnRecorder(RecorderFrames, RecorderNotes, RecorderWrites):
     def _mark_ending(self) -> None:
         if self._ending is None and not self.batch:
             self._ending = begin_ending(self.task_id)
+            turn_ending(self.turn_id)  # and to the other workers, through the live-turn registry
 
     def _ended(self) -> None:
         ending, self._ending = self._ending, None

@@ -20,6 +20,7 @@ from turnwire.server.doors.vercel.routes import chat_router
 from turnwire.server.http.cors import install_browser_policy
 from turnwire.server.http.errors import install_error_handlers
 from turnwire.server.http.models import Health
+from turnwire.server.http.readiness import readiness
 from turnwire.server.http.request_id import RequestIdMiddleware
 from turnwire.server.lifespan import app_lifespan
 from turnwire.server.page import page_router
@@ -75,6 +76,14 @@ def create_router(
     router = APIRouter()
     # The one route without the context's key check: a load balancer probes it without a key.
     router.add_api_route("/health", health, methods=["GET"], response_model=Health, tags=["health"])
+    router.add_api_route(
+        "/health/ready",
+        readiness(ctx),
+        methods=["GET"],
+        tags=["health"],
+        summary="Readiness: the store and Redis (when configured) answer",
+        responses=READY_RESPONSES,
+    )
     bound = [Depends(ctx.bind)]
     # The turn doors: their routes made with the key check and put on this router as they are.
     # An included route is matched through its included router (FastAPI matches every level
@@ -85,6 +94,15 @@ def create_router(
     for routes in (catalog_router(), agentex.router, conversations_router, task_stream_router):
         router.include_router(routes, dependencies=bound)
     return router
+
+
+READY_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"application/json": {"example": {"status": "ready", "store": "ok", "redis": "ok"}}}},
+    503: {
+        "description": "A required service is unreachable (`Retry-After` says when to ask again)",
+        "content": {"application/json": {"example": {"status": "unavailable", "store": "unreachable"}}},
+    },
+}
 
 
 async def health() -> dict[str, str]:
