@@ -175,6 +175,8 @@ async def _mark_interrupted(store: Any, task_id: str, writers: Collection[str]) 
                 streaming_status="DONE",
                 created_at=stamp,
                 updated_at=stamp,
+                # After the task's last message: the marker is on the branch the turn was on.
+                parent_id=sa.select(M.id).where(M.task_id == task_id, M.seq == seq - 1).scalar_subquery(),
             )
         )
     return True

@@ -98,7 +98,7 @@ def test_after_migration_no_content_holds_a_note_and_the_notes_are_beside_them(
             "SELECT version FROM schema_migrations ORDER BY version",
         )
     )
-    assert versions[-1] == (6,)
+    assert (6,) in versions and versions[-1] == (schema.MIGRATIONS[-1][0],)  # every step since
     assert not [content for content, _, _ in rows if "turnwire" in orjson.loads(content)]
     notes = [orjson.loads(note) for _, note, _ in rows if note]
     assert {"message_id", "turn"} <= {key for note in notes for key in note}
