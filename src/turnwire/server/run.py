@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
 
@@ -113,6 +114,28 @@ def build_app(options: ServeOptions) -> FastAPI:
     return app
 
 
+def uvicorn_config(options: ServeOptions, app: FastAPI | None = None) -> Any:
+    """The ``uvicorn.Config`` ``serve`` runs: ``app``, or one built per process from ``options``,
+    served with bounded request heads and slow clients timed out."""
+    import uvicorn
+
+    config = uvicorn.Config(
+        app if app is not None else functools.partial(build_app, options),
+        factory=app is None,
+        host=options.host,
+        port=options.port,
+        log_level=options.log_level,
+        workers=options.workers,
+        reload=options.reload,
+        **_connection_options(options.settings),  # type: ignore[arg-type]
+    )
+    _attach_limits(config, options.settings)
+    if options.reload:  # uvicorn fills these only for an import-string app; ours is a factory
+        config.reload_dirs = [Path(options.app_dir or ".").resolve()]
+        config.reload_includes = ["*.py"]
+    return config
+
+
 def serve(options: ServeOptions, sock: object | None = None, *, app: FastAPI | None = None) -> None:
     """Run the app under uvicorn until interrupted (blocking): one process, ``workers`` processes
     sharing one socket, or one process restarted on code changes (``reload``).
@@ -125,18 +148,7 @@ def serve(options: ServeOptions, sock: object | None = None, *, app: FastAPI | N
     import uvicorn
     from uvicorn.supervisors import ChangeReload, Multiprocess
 
-    config = uvicorn.Config(
-        app if app is not None else functools.partial(build_app, options),
-        factory=app is None,
-        host=options.host,
-        port=options.port,
-        log_level=options.log_level,
-        workers=options.workers,
-        reload=options.reload,
-    )
-    if options.reload:  # uvicorn fills these only for an import-string app; ours is a factory
-        config.reload_dirs = [Path(options.app_dir or ".").resolve()]
-        config.reload_includes = ["*.py"]
+    config = uvicorn_config(options, app)
     server = uvicorn.Server(config)
     if not isinstance(sock, socket.socket):
         sock = config.bind_socket()
@@ -148,3 +160,28 @@ def serve(options: ServeOptions, sock: object | None = None, *, app: FastAPI | N
         server.run(sockets=[sock])
         if not server.started:
             raise SystemExit(1)
+
+
+def _connection_options(settings: Settings) -> dict[str, object]:
+    """uvicorn options serving HTTP/1.1 with bounded request heads and slow clients timed out
+    (``server.http.connections``); without httptools, uvicorn's h11 with its head-size bound."""
+    try:
+        from turnwire.server.http.connections import BoundedHttpToolsProtocol
+    except ImportError:  # no httptools (e.g. PyPy): h11 refuses a larger head with 400, no timeouts
+        return {"http": "h11", "h11_max_incomplete_event_size": settings.max_header_bytes}
+    return {"http": BoundedHttpToolsProtocol}
+
+
+def _attach_limits(config: object, settings: Settings) -> None:
+    """The limits ``BoundedHttpToolsProtocol`` reads, on the config (pickled into workers)."""
+    try:
+        from turnwire.server.http.connections import CONFIG_ATTRIBUTE, ConnectionLimits
+    except ImportError:  # served by h11 (``_connection_options``)
+        return
+    limits = ConnectionLimits(
+        max_header_bytes=settings.max_header_bytes,
+        max_headers=settings.max_headers,
+        header_timeout_seconds=settings.header_timeout_seconds,
+        body_timeout_seconds=settings.body_timeout_seconds,
+    )
+    setattr(config, CONFIG_ATTRIBUTE, limits)

@@ -8,6 +8,7 @@ import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
 from turnwire.errors import InputError
@@ -75,7 +76,16 @@ def _known(exc: Exception) -> Response | None:
         return json_response({"detail": [detail]}, 413, {"connection": "close"})
     if isinstance(exc, UnsupportedMediaType):
         return json_response({"detail": [exc.to_dict()]}, 415)
+    if isinstance(exc, ClientDisconnect):  # nobody reads this answer: it only keeps the log honest
+        return json_response({"detail": [CLIENT_GONE]}, 400)
     return None
+
+
+CLIENT_GONE = {
+    "loc": ["body"],
+    "msg": "the client went away (or was timed out) before its request body was complete",
+    "type": "client_disconnected",
+}
 
 
 async def _handle(request: Request, exc: Exception) -> Response:
@@ -99,7 +109,15 @@ async def _handle_http(request: Request, exc: Exception) -> Response:
 
 def install_error_handlers(app: FastAPI) -> None:
     """Answer every error of ``app`` with JSON: known errors as 4xx, anything else as a logged 500."""
-    known = (RequestError, InputError, UnknownAgent, NotAcceptable, BodyTooLarge, UnsupportedMediaType)
+    known = (
+        RequestError,
+        InputError,
+        UnknownAgent,
+        NotAcceptable,
+        BodyTooLarge,
+        UnsupportedMediaType,
+        ClientDisconnect,
+    )
     for kind in (*known, Exception):
         app.add_exception_handler(kind, _handle)
     app.add_exception_handler(RequestValidationError, _handle_validation)

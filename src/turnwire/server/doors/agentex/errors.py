@@ -13,12 +13,13 @@ from typing import Any
 import orjson
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from turnwire.errors import InputError
 from turnwire.server.http.auth import Unauthorized
 from turnwire.server.http.body import BodyTooLarge, UnsupportedMediaType
+from turnwire.server.http.errors import CLIENT_GONE
 from turnwire.server.http.request_id import (
     REQUEST_ID_HEADER,
     internal_error_message,
@@ -102,6 +103,8 @@ def _known(exc: Exception) -> Response | None:
         return json_response(error_body(exc.status, exc.message, exc.data), exc.status)
     if isinstance(exc, Unauthorized):
         return json_response(error_body(401, exc.message, exc.data), 401, exc.headers)
+    if isinstance(exc, ClientDisconnect):
+        return json_response(error_body(400, CLIENT_GONE["msg"], [CLIENT_GONE]), 400)
     return None
 
 
