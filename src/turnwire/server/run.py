@@ -94,7 +94,7 @@ def build_app(options: ServeOptions) -> FastAPI:
     from turnwire.server.app import create_app
 
     add_app_dir(options.app_dir)
-    logging.getLogger("turnwire").setLevel(options.log_level.upper())
+    _log_like_uvicorn(options.log_level)
     agents = parse_agent_specs(
         options.agent_specs,
         options.models,
@@ -134,6 +134,20 @@ def uvicorn_config(options: ServeOptions, app: FastAPI | None = None) -> Any:
         config.reload_dirs = [Path(options.app_dir or ".").resolve()]
         config.reload_includes = ["*.py"]
     return config
+
+
+def _log_like_uvicorn(level: str) -> None:
+    """turnwire's log lines at ``level``, on stderr, formatted like uvicorn's (``WARNING:  …``);
+    without a handler only warnings would show, bare, and ``--log-level debug`` nothing more."""
+    logger = logging.getLogger("turnwire")
+    logger.setLevel(level.upper())
+    if logger.handlers:
+        return
+    from uvicorn.logging import DefaultFormatter
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(DefaultFormatter("%(levelprefix)s %(message)s"))
+    logger.addHandler(handler)
 
 
 def serve(options: ServeOptions, sock: object | None = None, *, app: FastAPI | None = None) -> None:
