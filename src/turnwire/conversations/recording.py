@@ -32,6 +32,7 @@ from typing import Any, Final
 import orjson
 
 from turnwire.conversations.pubsub import PubSub
+from turnwire.conversations.write_retry import write_with_retries
 from turnwire.formats.agentex import TaskUpdateEncoder, event_content
 from turnwire.formats.agentex.annotations import KEY as ANNOTATION
 from turnwire.formats.agentex.annotations import annotated, public_record
@@ -800,11 +801,9 @@ class TurnRecorder:
         for entry in cut:
             self._close(entry)
         self._note_turn_end()
-        try:
-            await self.flush()
-        except Exception:
-            log.exception("could not store the end of a turn on task %s", self.task_id)
-            return
+        # Retried while the store is briefly away; given up, ``TurnNotStored`` ends the stream with
+        # its format's error frame: the client must not take an unstored turn for a stored one.
+        await write_with_retries(self.flush, self.task_id, "the end of a turn")
         if cut and self._listened(self.task_id):
             for entry in cut:
                 self.pubsub.publish(  # type: ignore[union-attr]
@@ -825,7 +824,11 @@ class TurnRecorder:
         self._collected = {}
         if not contents:
             return
-        stored = await self.store.create_messages(self.task_id, contents, streaming_status=DONE)
+        stored = await write_with_retries(
+            partial(self.store.create_messages, self.task_id, contents, streaming_status=DONE),
+            self.task_id,
+            "a batch turn",
+        )
         outputs = [public_record(r) for r in stored[len(inbound) :]]
         self._finals.extend(outputs)
         if self._listened(self.task_id):
