@@ -15,6 +15,7 @@ from turnwire.server.doors.agentex.conversation import router as conversations_r
 from turnwire.server.doors.agentex.task_stream import router as task_stream_router
 from turnwire.server.doors.agui.routes import agui_router
 from turnwire.server.doors.openai.routes import openai_router
+from turnwire.server.doors.responses.routes import responses_router
 from turnwire.server.doors.vercel.routes import chat_router
 from turnwire.server.http.cors import install_browser_policy
 from turnwire.server.http.errors import install_error_handlers
@@ -35,12 +36,19 @@ def app_context(
 ) -> AppContext:
     """The context an app serves: ``agents`` (default: the built-in ones), the default agent
     (default: ``demo`` if served, else the first agent) and the settings (default: from
-    ``TURNWIRE_*`` variables). A ``default_agent`` that is not among the agents is a ``ValueError``.
+    ``TURNWIRE_*`` variables). A ``default_agent`` that is not among the agents, or an agent that is
+    none (``AgentLoadError``), is a ``ValueError``.
     """
     if agents is None:
         from turnwire.agents import builtin_agents
 
         agents = builtin_agents()
+    from turnwire.agents.loader import as_agent
+
+    # A framework's agent is wrapped by its adapter; anything else that is no agent fails here, at start.
+    adapted = {name: as_agent(agent, f"agents[{name!r}]") for name, agent in agents.items()}
+    if any(adapted[name] is not agent for name, agent in agents.items()):
+        agents = adapted
     if default_agent is None:
         default_agent = DEMO if DEMO in agents or not agents else next(iter(agents))
     elif agents and default_agent not in agents:
@@ -71,7 +79,7 @@ def create_router(
     # The turn doors: their routes made with the key check and put on this router as they are.
     # An included route is matched through its included router (FastAPI matches every level
     # twice) and, in FastAPI 0.13x, has its request handler built again on every request.
-    for doors in (invoke_router, chat_router, agui_router, openai_router):
+    for doors in (invoke_router, chat_router, agui_router, openai_router, responses_router):
         router.routes.extend(doors(bound).routes)
     # The rest included once each, with the key check.
     for routes in (catalog_router(), agentex.router, conversations_router, task_stream_router):

@@ -61,7 +61,7 @@ def test_the_document_lists_every_route_family(served: tuple[str, dict[str, Any]
     _, spec = served
     ops = operations(spec)
     agentex = [op for op in ops if op[2] & AGENTEX_TAGS]
-    assert len(agentex) == 21
+    assert len(agentex) >= 21  # the 21 of issue 24, and any added since
     families = {tag for _, _, tags in ops for tag in tags}
     assert families >= {"invoke", "chat", "agui", "openai", "catalog", *AGENTEX_TAGS}
 
