@@ -7,6 +7,7 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
+from functools import partial
 from typing import Any, Final
 
 import orjson
@@ -14,6 +15,7 @@ import orjson
 from turnwire.conversations.accumulator import Accumulator
 from turnwire.conversations.pubsub import PubSub
 from turnwire.conversations.recorder_entries import DONE, IN_PROGRESS, Entry
+from turnwire.conversations.write_retry import write_with_retries
 from turnwire.model import Event
 from turnwire.store.base import NewRow, RowChange, Store
 from turnwire.store.clock import now_us
@@ -207,11 +209,10 @@ class RecorderWrites:
         for entry in cut:
             self._close(entry)
         self._note_turn_end()
-        try:
-            await self.flush()
-        except Exception:
-            log.exception("could not store the end of a turn on task %s", self.task_id)
-            return  # its open-turn mark stays: if this process dies, the turn is marked interrupted
+        # Retried while the store is briefly away; given up, ``TurnNotStored`` ends the stream with
+        # its format's error frame: the client must not take an unstored turn for a stored one
+        # (and the open-turn mark stays: if this process dies, the turn is marked interrupted).
+        await write_with_retries(self.flush, self.task_id, "the end of a turn")
         if self._marking is not None:
             try:
                 mark = await self._marking
@@ -236,12 +237,17 @@ class RecorderWrites:
         self._collected = {}
         if not contents:
             return
-        stored = await self.store.create_messages(
+        stored = await write_with_retries(
+            partial(
+                self.store.create_messages,
+                self.task_id,
+                contents,
+                streaming_status=DONE,
+                notes=[*self._inbound_notes, *notes],
+                parent_id=self._parent,
+            ),
             self.task_id,
-            contents,
-            streaming_status=DONE,
-            notes=[*self._inbound_notes, *notes],
-            parent_id=self._parent,
+            "a batch turn",
         )
         outputs = stored[len(inbound) :]
         self._finals.extend(outputs)

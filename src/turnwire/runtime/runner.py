@@ -202,7 +202,9 @@ class TurnRun(AsyncGenerator[Event, None]):
             raise
         except Exception as exc:
             self._failure = exc
-            logger.error("agent failed (trace %s)", self.ctx.trace_id, exc_info=exc)
+            # DEBUG: the failure reaches the client as an error event, and a server logs the turn
+            # as failed at WARNING (``server.turns.failure_log``); the traceback is for debugging.
+            logger.debug("agent failed (trace %s)", self.ctx.trace_id, exc_info=exc)
 
     def _agent_done(self, task: asyncio.Task[None]) -> None:
         if not task.cancelled() and task.exception() is not None and self._failure is None:

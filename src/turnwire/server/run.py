@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
 
@@ -93,7 +94,7 @@ def build_app(options: ServeOptions) -> FastAPI:
     from turnwire.server.app import create_app
 
     add_app_dir(options.app_dir)
-    logging.getLogger("turnwire").setLevel(options.log_level.upper())
+    _log_like_uvicorn(options.log_level)
     agents = parse_agent_specs(
         options.agent_specs,
         options.models,
@@ -113,6 +114,42 @@ def build_app(options: ServeOptions) -> FastAPI:
     return app
 
 
+def uvicorn_config(options: ServeOptions, app: FastAPI | None = None) -> Any:
+    """The ``uvicorn.Config`` ``serve`` runs: ``app``, or one built per process from ``options``,
+    served with bounded request heads and slow clients timed out."""
+    import uvicorn
+
+    config = uvicorn.Config(
+        app if app is not None else functools.partial(build_app, options),
+        factory=app is None,
+        host=options.host,
+        port=options.port,
+        log_level=options.log_level,
+        workers=options.workers,
+        reload=options.reload,
+        **_connection_options(options.settings),  # type: ignore[arg-type]
+    )
+    _attach_limits(config, options.settings)
+    if options.reload:  # uvicorn fills these only for an import-string app; ours is a factory
+        config.reload_dirs = [Path(options.app_dir or ".").resolve()]
+        config.reload_includes = ["*.py"]
+    return config
+
+
+def _log_like_uvicorn(level: str) -> None:
+    """turnwire's log lines at ``level``, on stderr, formatted like uvicorn's (``WARNING:  …``);
+    without a handler only warnings would show, bare, and ``--log-level debug`` nothing more."""
+    logger = logging.getLogger("turnwire")
+    logger.setLevel(level.upper())
+    if logger.handlers:
+        return
+    from uvicorn.logging import DefaultFormatter
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(DefaultFormatter("%(levelprefix)s %(message)s"))
+    logger.addHandler(handler)
+
+
 def serve(options: ServeOptions, sock: object | None = None, *, app: FastAPI | None = None) -> None:
     """Run the app under uvicorn until interrupted (blocking): one process, ``workers`` processes
     sharing one socket, or one process restarted on code changes (``reload``).
@@ -125,26 +162,39 @@ def serve(options: ServeOptions, sock: object | None = None, *, app: FastAPI | N
     import uvicorn
     from uvicorn.supervisors import ChangeReload, Multiprocess
 
-    config = uvicorn.Config(
-        app if app is not None else functools.partial(build_app, options),
-        factory=app is None,
-        host=options.host,
-        port=options.port,
-        log_level=options.log_level,
-        workers=options.workers,
-        reload=options.reload,
-    )
-    if options.reload:  # uvicorn fills these only for an import-string app; ours is a factory
-        config.reload_dirs = [Path(options.app_dir or ".").resolve()]
-        config.reload_includes = ["*.py"]
+    config = uvicorn_config(options, app)
     server = uvicorn.Server(config)
-    if not isinstance(sock, socket.socket):
-        sock = config.bind_socket()
+    listening = sock if isinstance(sock, socket.socket) else config.bind_socket()
     if options.reload:
-        ChangeReload(config, target=server.run, sockets=[sock]).run()
+        ChangeReload(config, target=server.run, sockets=[listening]).run()
     elif options.workers > 1:
-        Multiprocess(config, sockets=[sock]).run()
+        Multiprocess(config, sockets=[listening]).run()
     else:
-        server.run(sockets=[sock])
+        server.run(sockets=[listening])
         if not server.started:
             raise SystemExit(1)
+
+
+def _connection_options(settings: Settings) -> dict[str, object]:
+    """uvicorn options serving HTTP/1.1 with bounded request heads and slow clients timed out
+    (``server.http.connections``); without httptools, uvicorn's h11 with its head-size bound."""
+    try:
+        from turnwire.server.http.connections import BoundedHttpToolsProtocol
+    except ImportError:  # no httptools (e.g. PyPy): h11 refuses a larger head with 400, no timeouts
+        return {"http": "h11", "h11_max_incomplete_event_size": settings.max_header_bytes}
+    return {"http": BoundedHttpToolsProtocol}
+
+
+def _attach_limits(config: object, settings: Settings) -> None:
+    """The limits ``BoundedHttpToolsProtocol`` reads, on the config (pickled into workers)."""
+    try:
+        from turnwire.server.http.connections import CONFIG_ATTRIBUTE, ConnectionLimits
+    except ImportError:  # served by h11 (``_connection_options``)
+        return
+    limits = ConnectionLimits(
+        max_header_bytes=settings.max_header_bytes,
+        max_headers=settings.max_headers,
+        header_timeout_seconds=settings.header_timeout_seconds,
+        body_timeout_seconds=settings.body_timeout_seconds,
+    )
+    setattr(config, CONFIG_ATTRIBUTE, limits)

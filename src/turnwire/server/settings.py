@@ -24,6 +24,17 @@ class Settings(BaseModel):
     """Larger request bodies are refused with 413, checked on Content-Length and while reading."""
     max_json_depth: int = 64
     """Deeper JSON nesting (objects and arrays) is refused with 400."""
+    max_header_bytes: int = Field(32 * 1024, gt=0)
+    """A request head (URL and header fields) larger than this is refused with 431 and its
+    connection closed, counted as it arrives (``turnwire serve``; see docs/server.md)."""
+    max_headers: int = Field(100, gt=0)
+    """A request with more header fields is refused with 431 (``turnwire serve``)."""
+    header_timeout_seconds: float = Field(20.0, gt=0)
+    """A request head must be complete this long after its first byte (after the connection
+    opened, for its first request), else 408 and the connection is closed (``turnwire serve``)."""
+    body_timeout_seconds: float = Field(30.0, gt=0)
+    """A request body that gets no new bytes for this long is cut: 408, connection closed
+    (``turnwire serve``)."""
     keepalive_seconds: float | None = DEFAULT_KEEPALIVE_SECONDS
     """Silence after which an SSE stream gets a ``: keepalive`` comment; ``None``/``<= 0`` = off."""
     db_url: str | None = None

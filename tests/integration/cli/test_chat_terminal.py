@@ -162,6 +162,23 @@ def test_vercel_format_denies_inline(server_url: str) -> None:
         term.kill()
 
 
+@pytest.mark.parametrize("wire", ["agenta", "vercel"])
+def test_an_approval_shows_its_tool_call_once(server_url: str, wire: str) -> None:
+    term = Terminal("chat", server_url, "--format", wire, "--session", f"tty-once-{wire}")
+    try:
+        term.expect("you> ")
+        term.send("delete once.txt\r")
+        shown = term.expect('Approve delete_file {"path": "once.txt"}? [y/N] ')
+        assert shown.count("tool call: delete_file") == 1, shown
+        term.send("\r")
+        term.expect("I did not delete once.txt.")
+        term.expect("you> ")
+        term.send("\x04")
+        assert term.wait() == 0
+    finally:
+        term.kill()
+
+
 def test_an_unreachable_server_is_one_line(tmp_path: Path) -> None:
     term = Terminal("chat", "http://127.0.0.1:1")  # a new session: checked before the first prompt
     try:

@@ -52,6 +52,7 @@ class UIStreamDecoder:
         self.message_id: str | None = None
         self.session_id: str | None = None
         self._tools: dict[str, tuple[str | None, Any]] = {}
+        self._announced: dict[str, tuple[str | None, Any]] = {}
         self._asked = False
 
     def decode(self, chunk: Any) -> list[Event]:
@@ -83,8 +84,13 @@ class UIStreamDecoder:
     def _tool_input(self, chunk: dict[str, Any]) -> list[Event]:
         call_id = str(chunk.get("toolCallId"))
         name = chunk.get("toolName") or self._tools.get(call_id, (None, None))[0]
-        self._tools[call_id] = (name, chunk.get("input"))
-        events: list[Event] = [ToolCall(id=call_id, name=name, input=chunk.get("input"))]
+        call = (name, chunk.get("input"))
+        # A server may send a call's input again before asking to approve it (turnwire does, with
+        # the approval's resolved name): the same call told twice is one ``ToolCall``; a changed
+        # name or input is a refresh, told again (a fold updates the call in place).
+        told = self._announced.get(call_id) == call
+        self._tools[call_id] = self._announced[call_id] = call
+        events: list[Event] = [] if told else [ToolCall(id=call_id, name=name, input=chunk.get("input"))]
         if chunk["type"] == "tool-input-error":
             events.append(ToolResult(id=call_id, output=chunk.get("errorText"), is_error=True, name=name))
         return events

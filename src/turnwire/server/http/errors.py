@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, Final
 
 import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
 from turnwire.errors import InputError
@@ -80,7 +82,16 @@ def _known(exc: Exception) -> Response | None:
     if service is not None:
         detail = {"loc": [], "msg": unavailable_message(service), "type": "service_unavailable"}
         return json_response({"detail": [detail]}, 503, {"retry-after": RETRY_AFTER})
+    if isinstance(exc, ClientDisconnect):  # nobody reads this answer: it only keeps the log honest
+        return json_response({"detail": [CLIENT_GONE]}, 400)
     return None
+
+
+CLIENT_GONE: Final[dict[str, Any]] = {
+    "loc": ["body"],
+    "msg": "the client went away (or was timed out) before its request body was complete",
+    "type": "client_disconnected",
+}
 
 
 async def _handle(request: Request, exc: Exception) -> Response:
@@ -104,7 +115,15 @@ async def _handle_http(request: Request, exc: Exception) -> Response:
 
 def install_error_handlers(app: FastAPI) -> None:
     """Answer every error of ``app`` with JSON: known errors as 4xx, anything else as a logged 500."""
-    known = (RequestError, InputError, UnknownAgent, NotAcceptable, BodyTooLarge, UnsupportedMediaType)
+    known = (
+        RequestError,
+        InputError,
+        UnknownAgent,
+        NotAcceptable,
+        BodyTooLarge,
+        UnsupportedMediaType,
+        ClientDisconnect,
+    )
     for kind in (*known, Exception):
         app.add_exception_handler(kind, _handle)
     app.add_exception_handler(RequestValidationError, _handle_validation)

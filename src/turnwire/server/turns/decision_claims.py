@@ -34,6 +34,7 @@ from turnwire.runtime import Agent, TurnContext
 from turnwire.runtime.runner import EventRun
 from turnwire.runtime.transcript import Decision
 from turnwire.server.http.errors import RequestError
+from turnwire.server.turns import rewound_calls
 from turnwire.store.base import Claim, Store
 
 log = logging.getLogger("turnwire.server.decisions")
@@ -119,6 +120,7 @@ async def claim_decisions(
     recorded = await store.claim_decisions(task_id, claims)
     replays: list[tuple[Decision, ToolResultBlock]] = []
     stored_results: dict[str, ToolResultBlock] | None = None
+    branches: list[Message] | None = None
     holding: dict[str, str] = {}
     stale: list[tuple[Decision, ToolResultBlock]] = []
     for claim in claims:
@@ -149,6 +151,17 @@ async def claim_decisions(
         if stored_results is None:
             stored_results = _answered(to_messages(stored))
         result = stored_results.get(claim.tool_call_id)
+        if result is None:
+            # The call may have been asked again after a rewind: its result, or the decision of a
+            # turn that never recorded one, sits on the branch the rewind left.
+            if branches is None:
+                branches = await rewound_calls.every_branch(store, task_id)
+            earlier = rewound_calls.recorded(branches, decision)
+            result = earlier.result
+            left = earlier.decided and not rewound_calls.recorded(to_messages(stored), decision).decided
+            if result is None and left:
+                stale.append((decision, _not_run(claim.tool_call_id, decision.tool_name)))
+                continue
         if result is None and _user_after(history, decision.index):
             # The conversation moved on past a call whose turn never finished (its client left, its
             # process died): the call is shown as not run, so no agent runs it now.

@@ -30,7 +30,9 @@ from turnwire.runtime.transcript import Decision
 from turnwire.server.context import AppContext
 from turnwire.server.http.errors import RequestError
 from turnwire.server.http.models import WIRE_VERSION
+from turnwire.server.http.request_id import request_id
 from turnwire.server.turns.decision_claims import claim_decisions
+from turnwire.server.turns.failure_log import ReportingRun
 from turnwire.server.turns.shutdown import SHUTDOWN
 from turnwire.store.errors import ConflictError
 
@@ -125,6 +127,10 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
         messages=history, session_id=session_id, parameters=request.parameters, trace_id=trace_id
     )
     events: EventRun = warm.start(request.agent_name, agent, ctx, session_key=scope)
+    # A failed turn is one WARNING line (request id, trace id); the traceback is the runner's, at DEBUG.
+    events = ReportingRun(
+        events, agent=request.agent_name, session=session_id, request_id=request_id(), trace_id=trace_id
+    )
     if conversation is None or app.store is None:
         return StartedTurn(events, history, session_id, trace_id, message_id=message_id)
     recorder = TurnRecorder(

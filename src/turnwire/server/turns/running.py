@@ -15,6 +15,7 @@ from typing import Final
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
 
+from turnwire.conversations.write_retry import TurnNotStored
 from turnwire.formats import TurnInfo, WireFormat
 from turnwire.framing import SSE_KEEPALIVE, sse_frame
 from turnwire.model import Event
@@ -97,11 +98,16 @@ async def collect_turn(
     client goes away first and the turn does not continue without it, the turn is cancelled —
     what it said is stored — and the answer nobody reads is dropped."""
     events: list[Event] = []
+    lost: list[TurnNotStored] = []
 
     async def drain() -> AsyncIterator[bytes]:
-        with cancel_on_shutdown(turn.events):  # a server shutdown answers with the turn so far
-            async for event in turn.events:
-                events.append(event)
+        try:
+            with cancel_on_shutdown(turn.events):  # a server shutdown answers with the turn so far
+                async for event in turn.events:
+                    events.append(event)
+        except TurnNotStored as exc:  # the request answers with it (and the live turn logs it)
+            lost.append(exc)
+            raise
         return
         yield b""  # an async generator that yields nothing: the log only marks the end
 
@@ -127,6 +133,8 @@ async def collect_turn(
                 await waiting
             if live.task is not None and not detached:
                 await asyncio.shield(live.task)  # cancelled: its partial reply is stored
+    if lost:  # the turn ran but is not in the store: the answer must not look like a stored turn
+        raise lost[0]
     return events
 
 

@@ -15,6 +15,7 @@ from typing import Any, Final
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
+from turnwire.conversations.write_retry import TurnNotStored
 from turnwire.formats import StreamEncoder
 from turnwire.framing import (
     NDJSON_MEDIA_TYPE,
@@ -92,6 +93,8 @@ async def stream_body(
                 body = out[0] if len(out) == 1 else b"".join(out)
                 if body:
                     yield body
+        except TurnNotStored as exc:  # the turn ran, but what it said is not in the conversation
+            error = f"{exc} (logged on the server with request id {log_failure(exc, 'storing a turn')})"
         except Exception as exc:  # the runner's contract was broken: still end the stream properly
             # (the frame tells the request id of the log line, never the exception: no SQL, no paths)
             error = internal_error_message(log_failure(exc, "turn stream"))

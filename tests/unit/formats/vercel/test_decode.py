@@ -170,3 +170,30 @@ def test_v5_approvals_arrive_as_interaction_requests() -> None:
     requests = [(e.id, e.kind) for e in decoded if isinstance(e, InteractionRequest)]
     assert requests == [("perm_0", "user_input"), ("perm_1", "user_approval")]
     assert decoded[-1] == Done("paused", trace_id=decoded[-1].trace_id)
+
+
+def test_a_call_told_again_before_its_approval_is_one_tool_call() -> None:
+    """The encoder repeats a gated call's ``tool-input-available`` before ``tool-approval-request``
+    (with the approval's resolved name); read back, that is still one ``ToolCall``."""
+    gate = InteractionRequest(
+        "ap_1",
+        "user_approval",
+        {
+            "toolCallId": "c1",
+            "toolName": "delete_file",
+            "toolCall": {"toolCallId": "c1", "name": "delete_file", "rawInput": {"path": "a"}},
+        },
+    )
+    chunks = _chunks([ToolCall(id="c1", name="delete_file", input={"path": "a"}), gate, Done("paused")])
+    told = [c for c in chunks if c["type"] == "tool-input-available"]
+    assert len(told) == 2  # what the wire sends (unchanged)
+    calls = [e for e in decode_chunks(chunks) if isinstance(e, ToolCall)]
+    assert calls == [ToolCall(id="c1", name="delete_file", input={"path": "a"})]
+
+
+def test_a_call_refreshed_with_new_input_is_told_again() -> None:
+    def told(value: dict) -> dict:
+        return {"type": "tool-input-available", "toolCallId": "c1", "toolName": "t", "input": value}
+
+    calls = decode_chunks([told({"a": 1}), told({"a": 1}), told({"a": 2})])
+    assert calls == [ToolCall(id="c1", name="t", input={"a": 1}), ToolCall(id="c1", name="t", input={"a": 2})]

@@ -13,12 +13,13 @@ from typing import Any
 import orjson
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from turnwire.errors import InputError
 from turnwire.server.http.auth import Unauthorized
 from turnwire.server.http.body import BodyTooLarge, UnsupportedMediaType
+from turnwire.server.http.errors import CLIENT_GONE
 from turnwire.server.http.request_id import (
     REQUEST_ID_HEADER,
     internal_error_message,
@@ -106,6 +107,8 @@ def _known(exc: Exception) -> Response | None:
     service = unreachable(exc)
     if service is not None:
         return json_response(error_body(503, unavailable_message(service)), 503, {"retry-after": RETRY_AFTER})
+    if isinstance(exc, ClientDisconnect):
+        return json_response(error_body(400, CLIENT_GONE["msg"], [CLIENT_GONE]), 400)
     return None
 
 

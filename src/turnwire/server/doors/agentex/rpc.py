@@ -80,12 +80,16 @@ def _opt_dict(params: dict[str, Any], key: str) -> dict[str, Any] | None:
     return value
 
 
-async def _task_of(store: Store, params: dict[str, Any]) -> dict[str, Any]:
+async def _task_of(store: Store, params: dict[str, Any], *, create: bool = True) -> dict[str, Any]:
+    """The task ``params`` names; a ``task_name`` that names none is created (``message/send``),
+    unless ``create`` is false (``task/cancel``: cancelling what does not exist is not found)."""
     task_id, task_name = params.get("task_id"), params.get("task_name")
     if isinstance(task_id, str) and task_id:
         return await store.get_task(check_id(task_id, ("params", "task_id")))
     if isinstance(task_name, str) and task_name:
         name = check_id(task_name, ("params", "task_name"), "name")
+        if not create:
+            return await store.get_task_by_name(name)
         return await store.create_task(name=name, params=_opt_dict(params, "task_params"))
     raise RpcError(-32602, "params.task_id or params.task_name is required")
 
@@ -117,7 +121,7 @@ async def handle_rpc(request: Request, store: Store, agent_name: str) -> Respons
             )
             return json_response(_reply(rpc_id, public_task(task)))
         if method == "task/cancel":
-            task = await _task_of(store, params)
+            task = await _task_of(store, params, create=False)
             await stop_turn(current(request), task.get("name") or task["id"])
             canceled = await store.transition_task(task["id"], "CANCELED")
             return json_response(_reply(rpc_id, public_task(canceled)))
