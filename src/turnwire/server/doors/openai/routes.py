@@ -46,6 +46,7 @@ from turnwire.server.http.negotiation import Transport
 from turnwire.server.http.request_id import internal_error_message, log_failure, log_refusal
 from turnwire.server.turns.door import read_object, session_id
 from turnwire.server.turns.door_route import DoorRoute
+from turnwire.server.turns.multitask import requested_strategy
 from turnwire.server.turns.pipeline import TurnRequest, start_turn, wants_stored_history
 from turnwire.server.turns.running import collect_turn, continues_without_client, serve_turn
 from turnwire.server.turns.streaming import stream_body
@@ -191,6 +192,9 @@ async def _complete(request: Request, app: AppContext) -> Response:
             parameters={"openai": {**chat.parameters, "user": chat.user, "metadata": chat.metadata}},
             from_store=wants_stored_history(request),
             batch=not chat.stream,
+            multitask=requested_strategy(
+                request, chat.metadata.get("multitask_strategy"), ("body", "metadata", "multitask_strategy")
+            ),
         ),
     )
     completion_id = f"chatcmpl-{turn.trace_id}"

@@ -31,6 +31,7 @@ from turnwire.server.turns.door import (
     read_object,
     session_id,
 )
+from turnwire.server.turns.multitask import requested_strategy
 from turnwire.server.turns.pipeline import TurnRequest, start_turn, wants_stored_history
 from turnwire.server.turns.running import serve_turn
 from turnwire.server.turns.streaming import stream_body
@@ -109,6 +110,8 @@ async def chat(request: Request, app: AppContext, agent_name: str) -> Response:
             from_store=wants_stored_history(request, body),
             regenerate=trigger == REGENERATE,
             message_id=message_id,
+            multitask=requested_strategy(request, body.get("multitask_strategy")),
+            session_loc=("body", "id"),
         ),
     )
     info = TurnInfo(turn.session_id, turn.trace_id, turn.message_id, turn.history, version)
