@@ -159,3 +159,16 @@ def test_the_server_setting_chooses_the_default(tmp_path: Path) -> None:
         thread.join(30)
         assert (second.status, first.words) == (200, NUMBERS)
         assert stored(url, door, sid)[1] == ("assistant", NUMBERS)
+
+
+@pytest.mark.parametrize("door", [d for d in DOORS if d.name in ("invoke", "agentex")], ids=lambda d: d.name)
+def test_a_conversation_paused_on_an_approval_is_not_busy(door: Door, server: str) -> None:
+    """The paused turn has ended: the next message runs at once (here without answering it)."""
+    sid = f"mt-paused-{door.name}-{next(_ids)}"
+    door.prepare(server, sid)
+    stored_history = {"x-ag-history": "stored"}  # the client sends only its new message
+    paused = door.turn(server, sid, ["delete notes.txt"], stored_history)
+    assert (paused.status, paused.error) == (200, None)
+    second = door.turn(server, sid, [WEATHER], stored_history)
+    assert (second.status, second.error) == (200, None)
+    assert "Rome" in " ".join(second.words)
