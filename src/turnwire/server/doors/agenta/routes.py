@@ -80,7 +80,10 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
     400: {"model": ValidationErrorBody, "description": "Malformed JSON, bad header or session id"},
     404: {"model": MessageBody, "description": "Unknown agent"},
     406: {"model": NotAcceptableBody, "description": "Accept names no type the server produces"},
-    409: {"model": ValidationErrorBody, "description": "An approval the server did not issue"},
+    409: {
+        "model": ValidationErrorBody,
+        "description": "An approval the server did not issue; a conversation busy with a turn",
+    },
     413: {"model": ValidationErrorBody, "description": "Body larger than the limit"},
     422: {"model": ValidationErrorBody, "description": "Body or messages of the wrong shape"},
 }

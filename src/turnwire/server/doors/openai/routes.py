@@ -97,7 +97,7 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
     },
     400: {"description": "Malformed JSON or a body of the wrong shape", **_ERROR},
     404: {"description": "Unknown model (agent)", **_ERROR},
-    409: {"description": "An approval the server did not issue", **_ERROR},
+    409: {"description": "An approval the server did not issue; a conversation busy with a turn", **_ERROR},
     413: {"description": "Body larger than the limit", **_ERROR},
     500: {"description": "The agent run failed", **_ERROR},
 }

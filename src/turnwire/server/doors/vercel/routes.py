@@ -48,7 +48,10 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
     },
     400: {"model": ValidationErrorBody, "description": "Malformed JSON, chat id or x-ai-sdk-version"},
     404: {"model": MessageBody, "description": "Unknown agent"},
-    409: {"model": ValidationErrorBody, "description": "An approval the server did not issue"},
+    409: {
+        "model": ValidationErrorBody,
+        "description": "An approval the server did not issue; a conversation busy with a turn",
+    },
     413: {"model": ValidationErrorBody, "description": "Body larger than the limit"},
     422: {"model": ValidationErrorBody, "description": "Body or messages of the wrong shape"},
 }
