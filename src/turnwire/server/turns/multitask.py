@@ -30,13 +30,13 @@ from typing import Any, Final, Literal
 from starlette.requests import Request
 
 from turnwire.conversations.busy import Claim, ConversationClaims
-from turnwire.conversations.planning import continue_stored, plan_inbound, to_messages
-from turnwire.conversations.stored import Conversation
+from turnwire.conversations.planning import plan_inbound
+from turnwire.conversations.stored import Conversation, conversation_on_task, read_conversation
 from turnwire.formats.agentex import render_message
-from turnwire.formats.agentex.annotations import annotation
 from turnwire.model import Message, ToolResultBlock
 from turnwire.server.context import AppContext
 from turnwire.server.http.errors import RequestError
+from turnwire.store.base import Store
 
 Strategy = Literal["reject", "interrupt", "enqueue"]
 STRATEGIES: Final[tuple[str, ...]] = ("reject", "interrupt", "enqueue")
@@ -160,32 +160,31 @@ def _busy(
     return RequestError.at(409, msg, loc, "turn_running")
 
 
-def after_waiting(conversation: Conversation, messages: Sequence[Message], waited_for: str) -> Conversation:
+async def after_waiting(
+    store: Store, conversation: Conversation, messages: Sequence[Message], waited_for: str
+) -> Conversation:
     """The conversation of a turn that waited for (or interrupted) turn ``waited_for``, when its
     client sent its whole history: that history was sent before the other turn's reply existed,
     so the client's new messages go after that reply instead of rewinding it away.
 
     A history that diverges from the conversation as it was before the other turn (an edit) is
     taken as sent, as always."""
-    stored = conversation.stored
-    before = [r for r in stored if annotation(r["content"]).get("turn") != waited_for]
-    theirs = {r["id"] for r in stored if annotation(r["content"]).get("turn") == waited_for}
-    theirs |= {
-        annotation(r["content"]).get("message_id")
-        for r in stored
-        if annotation(r["content"]).get("turn") == waited_for
-    }
+    current = await read_conversation(store, conversation.task_id)
+    theirs = [m for m in current if m.note.get("turn") == waited_for]
+    if not theirs:
+        return conversation
+    before = [m.record["content"] for m in current if m.note.get("turn") != waited_for]
     # The client's copy of the other turn's reply (a page shows the part it received).
-    mine = [m for m in messages if not (m.id and m.id in theirs)]
-    plan = plan_inbound([r["content"] for r in before], mine)
+    ids = {m.id for m in theirs} | {m.note.get("message_id") for m in theirs}
+    mine = [m for m in messages if not (m.id and m.id in ids)]
+    plan = plan_inbound(before, mine)
     if plan.keep is not None:
         return conversation
-    new = _last_messages(mine, len(plan.new))
-    history = continue_stored(to_messages(stored), new)
-    contents = [r["content"] for r in stored]
-    return Conversation(
-        conversation.task, history, plan_inbound(contents, history), clock=conversation.clock, stored=stored
+    fresh = await conversation_on_task(
+        store, conversation.task, _last_messages(mine, len(plan.new)), from_store=True
     )
+    fresh.clock = conversation.clock
+    return fresh
 
 
 def _last_messages(messages: Sequence[Message], units: int) -> list[Message]:

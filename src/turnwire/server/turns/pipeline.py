@@ -132,8 +132,9 @@ async def _start(
     if conversation is not None and await settled(conversation.task_id):
         # The session's previous turn had sent its last chunk but was not stored yet.
         conversation = await _open_conversation(app, request, session_id)
-    if conversation is not None and admission.waited_for is not None and not request.from_store:
-        conversation = after_waiting(conversation, request.messages, admission.waited_for)
+    waited_for = admission.waited_for
+    if conversation is not None and app.store is not None and waited_for and not request.from_store:
+        conversation = await after_waiting(app.store, conversation, request.messages, waited_for)
     if conversation is not None:
         history = conversation.history
     found = _check_decisions(app, history, scope, request.loc)
