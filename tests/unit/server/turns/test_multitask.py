@@ -9,58 +9,67 @@ import pytest
 
 from turnwire.conversations.planning import InboundPlan
 from turnwire.conversations.stored import Conversation
-from turnwire.formats.agentex.annotations import annotated
 from turnwire.model import Message, TextBlock, ToolCallBlock, ToolResultBlock
 from turnwire.server import preflight
 from turnwire.server.turns.multitask import after_waiting, answers_paused_turn
+from turnwire.store.base import StoredMessage
+
+pytestmark = pytest.mark.anyio
 
 WAITED = "trace-first"
 
 
-def text(author: str, words: str, **note: Any) -> dict[str, Any]:
+def text(author: str, words: str) -> dict[str, Any]:
     content = {"type": "text", "author": author, "style": "static", "format": "plain", "content": words}
-    return annotated({**content, "attachments": None}, **note)
+    return {**content, "attachments": None}
 
 
-def record(i: int, content: dict[str, Any]) -> dict[str, Any]:
-    return {"id": f"row-{i}", "content": content}
+class Branch:
+    """A store holding one branch: ``count to 3`` and the first turn's answer, as stored while the
+    second request waited (each content with its note beside it)."""
+
+    def __init__(self) -> None:
+        first = {"message_id": f"msg-{WAITED}", "turn": WAITED}
+        rows = [(text("user", "count to 3"), {"message_id": "u0"})]
+        rows += [(text("agent", n), first) for n in ("1", "2", "3")]
+        self.messages = [
+            StoredMessage({"id": f"row-{i}", "content": c}, note, f"row-{i - 1}" if i else None)
+            for i, (c, note) in enumerate(rows)
+        ]
+
+    async def read_branch(self, task_id: str, leaf_id: str | None = None) -> list[StoredMessage]:
+        return self.messages
+
+
+def opened() -> Conversation:
+    return Conversation({"id": "task"}, [], InboundPlan(), stored=[m.record for m in Branch().messages])
 
 
 def user(words: str, id: str | None = None) -> Message:
     return Message("user", [TextBlock(words)], id=id)
 
 
-def first_turn_stored() -> Conversation:
-    """``count to 3`` and the first turn's answer, as stored while the second request waited."""
-    stored = [
-        record(0, text("user", "count to 3", message_id="u0")),
-        record(1, text("agent", "1", message_id=f"msg-{WAITED}", turn=WAITED)),
-        record(2, text("agent", "2", message_id=f"msg-{WAITED}", turn=WAITED)),
-        record(3, text("agent", "3", message_id=f"msg-{WAITED}", turn=WAITED)),
-    ]
-    return Conversation({"id": "task"}, [], InboundPlan(), stored=stored)
-
-
-def test_a_history_sent_before_the_first_answer_goes_after_it() -> None:
-    planned = after_waiting(
-        first_turn_stored(), [user("count to 3", "u0"), user("weather in Rome", "u1")], WAITED
-    )
+async def test_a_history_sent_before_the_first_answer_goes_after_it() -> None:
+    history = [user("count to 3", "u0"), user("weather in Rome", "u1")]
+    planned = await after_waiting(Branch(), opened(), history, WAITED)  # type: ignore[arg-type]
     assert [m.content[0].text for m in planned.history] == ["count to 3", "1", "2", "3", "weather in Rome"]
     assert planned.plan.keep is None  # no rewind: the first answer stays in the conversation
     assert [c["content"] for c in planned.plan.new] == ["weather in Rome"]
+    assert planned.parent_id == "row-3"
 
 
-def test_the_clients_copy_of_the_partial_answer_is_not_stored_again() -> None:
+async def test_the_clients_copy_of_the_partial_answer_is_not_stored_again() -> None:
     partial = Message("assistant", [TextBlock("1"), TextBlock("2")], id=f"msg-{WAITED}")
     history = [user("count to 3", "u0"), partial, user("weather in Rome", "u1")]
-    planned = after_waiting(first_turn_stored(), history, WAITED)
+    planned = await after_waiting(Branch(), opened(), history, WAITED)  # type: ignore[arg-type]
     assert planned.plan.keep is None
     assert [c["content"] for c in planned.plan.new] == ["weather in Rome"]
 
 
-def test_an_edited_history_is_taken_as_sent() -> None:
-    conversation = first_turn_stored()
-    assert after_waiting(conversation, [user("count to 5"), user("weather")], WAITED) is conversation
+async def test_an_edited_history_is_taken_as_sent() -> None:
+    conversation = opened()
+    edited = [user("count to 5"), user("weather")]
+    assert await after_waiting(Branch(), conversation, edited, WAITED) is conversation  # type: ignore[arg-type]
 
 
 def test_resumes_are_told_from_new_turns() -> None:
