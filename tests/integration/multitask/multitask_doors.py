@@ -210,7 +210,26 @@ class Agentex(Door):
         return error["data"]["status"], error["data"]["type"], error["message"]
 
 
-DOORS = [Invoke(), Chat(), AgUi(), OpenAI(), Agentex()]
+class Responses(Door):
+    """OpenAI Responses on a named ``conversation``: the server holds the history, a turn sends
+    only its new input."""
+
+    name = "responses"
+    full_history = False
+
+    def request(self, url: str, sid: str, texts: list[str]) -> tuple[str, dict[str, Any]]:
+        return "/v1/responses", {"model": "demo", "input": texts[-1], "stream": True, "conversation": sid}
+
+    def pieces(self, line: bytes) -> list[str]:
+        frame = _sse(line)
+        return [frame["delta"]] if frame and frame.get("type") == "response.output_text.delta" else []
+
+    def refusal(self, got: Received) -> tuple[int, str, str]:
+        error = got.error["error"]
+        return got.status, error["code"], error["message"]
+
+
+DOORS = [Invoke(), Chat(), AgUi(), OpenAI(), Agentex(), Responses()]
 
 
 def stored(url: str, door: Door, sid: str) -> list[tuple[str, list[str]]]:
