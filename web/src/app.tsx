@@ -423,7 +423,11 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
   const actions = useMemo(
     () => ({
       approve: (approvalId: string, approved: boolean) => {
-        void chat?.addToolApprovalResponse({ id: approvalId, approved });
+        // Only the latest message's approvals can still be answered: one the conversation moved
+        // past would change only this page, never the server.
+        const latest = chat?.lastMessage;
+        const open = latest?.parts.some((p) => 'approval' in p && (p as { approval?: { id?: string } }).approval?.id === approvalId);
+        if (open) void chat?.addToolApprovalResponse({ id: approvalId, approved });
       },
       answer: (text: string) => {
         void chat?.sendMessage({ text });
@@ -521,7 +525,7 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
               message={message}
               streaming={busy && message === last}
               stopped={chat?.stoppedIds.has(message.id) ?? false}
-              actions={{ ...actions, awaitingUser: message === last && !busy }}
+              actions={{ ...actions, awaitingUser: message === last && !busy, movedPast: message !== last }}
             />
           ))}
           {status === 'submitted' && last?.role === 'user' && (

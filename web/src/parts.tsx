@@ -14,6 +14,8 @@ export interface PartActions {
   answer: (text: string) => void;
   /** Whether this message is the one the user is expected to answer now. */
   awaitingUser: boolean;
+  /** Whether the conversation has gone on past this message: what it asked stays unanswered. */
+  movedPast: boolean;
 }
 
 function oneLine(value: unknown): string {
@@ -48,8 +50,10 @@ const STATE_LABELS: Record<string, [string, string]> = {
 
 function ToolCard({ part, actions }: { part: ToolPart; actions: PartActions }): JSX.Element {
   const name = getToolName(part);
-  const [label, tone] = STATE_LABELS[part.state] ?? [part.state, 'pending'];
   const approval = 'approval' in part ? part.approval : undefined;
+  // Asked, then passed over: the server recorded no answer, and none can be given any more.
+  const unanswered = part.state === 'approval-requested' && actions.movedPast;
+  const [label, tone] = unanswered ? ['not answered', 'pending'] : (STATE_LABELS[part.state] ?? [part.state, 'pending']);
   return (
     <section class={`card tool tone-${tone}`} aria-label={`Tool call ${name}`} data-tool={name} data-state={part.state}>
       <header>
@@ -77,7 +81,8 @@ function ToolCard({ part, actions }: { part: ToolPart; actions: PartActions }): 
           <pre class="error-text">{part.errorText}</pre>
         </div>
       )}
-      {part.state === 'approval-requested' && approval && (
+      {unanswered && <div class="approval-note">Not answered.</div>}
+      {part.state === 'approval-requested' && approval && !actions.movedPast && (
         <div class="approval" role="group" aria-label={`Approve ${name}?`}>
           <span>
             Run <strong>{name}</strong>?

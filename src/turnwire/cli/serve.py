@@ -102,6 +102,16 @@ def serve(
             "[env var: TURNWIRE_API_KEYS; default: none, unauthenticated]",
         ),
     ] = None,
+    multitask: Annotated[
+        str | None,
+        typer.Option(
+            "--multitask",
+            metavar="STRATEGY",
+            help="A turn on a conversation already running one: reject (409), interrupt the running "
+            "one, or enqueue behind it; a request's x-turnwire-multitask header wins "
+            "[env var: TURNWIRE_MULTITASK; default: reject]",
+        ),
+    ] = None,
     workers: Annotated[int, typer.Option(metavar="N", help="Worker processes sharing the port.")] = 1,
     reload: Annotated[
         bool, typer.Option("--reload", help="Restart when a .py file under --app-dir changes (development).")
@@ -144,6 +154,7 @@ def serve(
                 "vercel_client_version": vercel_client_version,
                 "redis_url": redis,
                 "api_keys": keys,
+                "multitask": multitask,
             },
         )
         if log_level.lower() not in LOG_LEVELS:

@@ -33,6 +33,7 @@ OPTION_OF_FIELD = {
     "api_keys": "--api-key",
     "db_url": "--db",
     "keepalive_seconds": "--keepalive",
+    "multitask": "--multitask",
     "redis_url": "--redis",
     "vercel_client_version": "--vercel-client-version",
 }
@@ -68,6 +69,8 @@ def _fix_for(field: str) -> str:
     default = Settings.model_fields[field].default if field in Settings.model_fields else None
     if field == "vercel_client_version":
         return "use 5, 6, 7 or default"
+    if field == "multitask":
+        return "use reject, interrupt or enqueue"
     if isinstance(default, bool):
         return "use true or false"
     if isinstance(default, int):

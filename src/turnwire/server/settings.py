@@ -50,6 +50,10 @@ class Settings(BaseModel):
     client goes away: ``cancel`` it (what it said is stored) or let it ``continue``. A request may
     choose with ``x-ag-on-disconnect``. ``/chat`` turns always continue (a reload must not kill
     the answer); ``POST /chat/{id}/stop`` stops them."""
+    multitask: Literal["reject", "interrupt", "enqueue"] = "reject"
+    """What a turn does on a conversation already running one: ``reject`` it (409 naming the
+    running turn), ``interrupt`` the running one (its partial reply stays stored) or ``enqueue``
+    behind it. A request may choose with ``x-turnwire-multitask`` (see docs/server.md)."""
     detached_turn_seconds: float = 300.0
     """How long a turn that continues without its client runs on with no reader before it is
     stopped; a reader that reconnects (``GET /chat/{id}/stream``) resets the clock."""

@@ -33,6 +33,7 @@ from turnwire.server.http.models import WIRE_VERSION
 from turnwire.server.http.request_id import request_id
 from turnwire.server.turns.decision_claims import claim_decisions
 from turnwire.server.turns.failure_log import ReportingRun
+from turnwire.server.turns.multitask import Admission, Strategy, admit, after_waiting, answers_paused_turn
 from turnwire.server.turns.shutdown import SHUTDOWN
 from turnwire.store.errors import ConflictError
 
@@ -62,6 +63,10 @@ class TurnRequest:
     message_id: str | None = None
     """The id of the answer's assistant message when the client names it (a continuation keeps the
     message it continues); ``None``: ``msg-<trace id>``."""
+    multitask: Strategy | None = None
+    """What to do when the conversation is running a turn (``multitask``); ``None``: the server's."""
+    session_loc: tuple[str | int, ...] = ("body", "session_id")
+    """Where the session id is in the request: a refusal because it is busy names it."""
 
 
 @dataclass(slots=True)
@@ -76,6 +81,8 @@ class StartedTurn:
     recorder: TurnRecorder | None = None
     message_id: str = ""
     """The answer's assistant message id: what a stream announces and the store keeps."""
+    admission: Admission | None = None
+    """The turn's claim on its conversation, given back when its stream ends (``running``)."""
 
     @property
     def headers(self) -> dict[str, str]:
@@ -98,6 +105,31 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
         raise RequestError.at(503, "the server is shutting down; retry the request", (), "shutting_down")
     agent = app.agent(request.agent_name)
     session_id = request.session_id or new_random_id()
+    trace_id = new_random_id()
+    # Tokens and warm agents are the tenant's: one tenant's session "chat" is not another's.
+    scope = session_scope(app.tenant, session_id)
+    # One turn at a time per conversation, claimed before anything of it is read or written.
+    resume = answers_paused_turn(request.messages, request.message_id, request.regenerate)
+    admission = await admit(
+        app, scope, session_id, trace_id, request.multitask, resume=resume, loc=request.session_loc
+    )
+    try:
+        return await _start(app, request, agent, session_id, trace_id, scope, admission)
+    except BaseException:
+        if admission.claim is not None:
+            await admission.claim.release()
+        raise
+
+
+async def _start(
+    app: AppContext,
+    request: TurnRequest,
+    agent: Any,
+    session_id: str,
+    trace_id: str,
+    scope: str,
+    admission: Admission,
+) -> StartedTurn:
     history = request.messages
     if request.session_id is not None and app.store is not None:
         # The session's previous turn, on another worker, may have sent its last chunk and not be
@@ -107,10 +139,11 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
     if conversation is not None and await settled(conversation.task_id):
         # The session's previous turn had sent its last chunk but was not stored yet.
         conversation = await _open_conversation(app, request, session_id)
+    waited_for = admission.waited_for
+    if conversation is not None and app.store is not None and waited_for and not request.from_store:
+        conversation = await after_waiting(app.store, conversation, request.messages, waited_for)
     if conversation is not None:
         history = conversation.history
-    # Tokens and warm agents are the tenant's: one tenant's session "chat" is not another's.
-    scope = session_scope(app.tenant, session_id)
     found = _check_decisions(app, history, scope, request.loc)
     claimed = None
     if conversation is not None and app.store is not None:
@@ -121,7 +154,6 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
     warm = app.warm
     if request.regenerate:
         warm.forget(request.agent_name, scope)
-    trace_id = new_random_id()
     message_id = request.message_id or f"msg-{trace_id}"
     ctx = TurnContext(
         messages=history, session_id=session_id, parameters=request.parameters, trace_id=trace_id
@@ -132,7 +164,7 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
         events, agent=request.agent_name, session=session_id, request_id=request_id(), trace_id=trace_id
     )
     if conversation is None or app.store is None:
-        return StartedTurn(events, history, session_id, trace_id, message_id=message_id)
+        return StartedTurn(events, history, session_id, trace_id, message_id=message_id, admission=admission)
     recorder = TurnRecorder(
         app.store,
         conversation.task_id,
@@ -148,7 +180,9 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
     recorded: EventRun = recorder.record(events)  # type: ignore[assignment]
     if claimed is not None:
         recorded = claimed.settling(recorded, app.store, task_id)
-    return StartedTurn(recorded, history, session_id, trace_id, task_id, recorder, message_id=message_id)
+    return StartedTurn(
+        recorded, history, session_id, trace_id, task_id, recorder, message_id=message_id, admission=admission
+    )
 
 
 async def _open_conversation(app: AppContext, request: TurnRequest, session_id: str) -> Conversation | None:

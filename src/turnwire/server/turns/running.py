@@ -80,7 +80,7 @@ def serve_turn(
         live_key(app, turn.session_id),
         turn.trace_id,
         turn.events,
-        body,
+        holding_claim(turn, body),
         detached=detached,
         idle_timeout=app.settings.detached_turn_seconds,
         wire=wire,
@@ -115,7 +115,7 @@ async def collect_turn(
         live_key(app, turn.session_id),
         turn.trace_id,
         turn.events,
-        drain(),
+        holding_claim(turn, drain()),
         detached=detached,
         idle_timeout=app.settings.detached_turn_seconds,
     )
@@ -136,6 +136,24 @@ async def collect_turn(
     if lost:  # the turn ran but is not in the store: the answer must not look like a stored turn
         raise lost[0]
     return events
+
+
+async def holding_claim(turn: StartedTurn, body: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """``body``, the turn holding its conversation's claim until it has ended: the last chunk
+    is out and the reply stored (the recorder ends inside the body), so the next turn — here or
+    on another worker — plans on it. Freed before the live log closes: a client that reads the
+    end and sends its next message at once finds the conversation free."""
+    claim = turn.admission.claim if turn.admission is not None else None
+    if claim is None:
+        async for data in body:
+            yield data
+        return
+    claim.hold()
+    try:
+        async for data in body:
+            yield data
+    finally:
+        await asyncio.shield(claim.release())
 
 
 async def _drain(reader: AsyncIterator[bytes]) -> None:

@@ -46,6 +46,7 @@ from turnwire.server.turns.door import (
     read_object,
     session_id,
 )
+from turnwire.server.turns.multitask import requested_strategy
 from turnwire.server.turns.pipeline import TurnRequest, start_turn, wants_stored_history
 from turnwire.server.turns.running import collect_turn, continues_without_client, serve_turn
 from turnwire.server.turns.streaming import stream_body
@@ -79,7 +80,10 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
     400: {"model": ValidationErrorBody, "description": "Malformed JSON, bad header or session id"},
     404: {"model": MessageBody, "description": "Unknown agent"},
     406: {"model": NotAcceptableBody, "description": "Accept names no type the server produces"},
-    409: {"model": ValidationErrorBody, "description": "An approval the server did not issue"},
+    409: {
+        "model": ValidationErrorBody,
+        "description": "An approval the server did not issue; a conversation busy with a turn",
+    },
     413: {"model": ValidationErrorBody, "description": "Body larger than the limit"},
     422: {"model": ValidationErrorBody, "description": "Body or messages of the wrong shape"},
 }
@@ -159,6 +163,7 @@ async def invoke(request: Request, app: AppContext, agent_name: str) -> Response
             from_store=wants_stored_history(request),
             batch=transport is Transport.JSON,
             message_id=fmt.continuation_id(raw_messages),
+            multitask=requested_strategy(request, body.get("multitask_strategy")),
         ),
     )
     info = TurnInfo(

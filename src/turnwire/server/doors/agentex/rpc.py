@@ -25,6 +25,7 @@ from turnwire.server.doors.agentex.tasks import public_task
 from turnwire.server.http.errors import RequestError
 from turnwire.server.http.negotiation import Transport
 from turnwire.server.http.request_id import internal_error_message, log_failure
+from turnwire.server.turns.multitask import Strategy, requested_strategy
 from turnwire.server.turns.pipeline import TurnRequest, start_turn
 from turnwire.server.turns.running import collect_turn, continues_without_client, serve_turn, stop_turn
 from turnwire.server.turns.streaming import cancel_on_shutdown
@@ -130,7 +131,11 @@ async def handle_rpc(request: Request, store: Store, agent_name: str) -> Respons
                 raise RpcError(-32602, "params.content is required")
             content = normalize_content(params["content"], ("params", "content"))
             task = await _task_of(store, params)
-            return await _send(request, agent_name, task, content, rpc_id, stream=bool(params.get("stream")))
+            multitask = requested_strategy(
+                request, params.get("multitask_strategy"), ("params", "multitask_strategy")
+            )
+            stream = bool(params.get("stream"))
+            return await _send(request, agent_name, task, content, rpc_id, stream=stream, multitask=multitask)
         raise RpcError(-32601, f"Method not found: {method}")
     except RpcError as exc:
         return json_response(_reply(rpc_id, error={"code": exc.code, "message": str(exc)}))
@@ -138,7 +143,10 @@ async def handle_rpc(request: Request, store: Store, agent_name: str) -> Respons
         return json_response(_reply(rpc_id, error={"code": -32602, "message": str(exc)}))
     except RequestError as exc:  # refused by the turn pipeline (e.g. an approval it did not issue)
         message = "; ".join(e.msg for e in exc.errors)
-        return json_response(_reply(rpc_id, error={"code": -32602, "message": message}))
+        error: dict[str, Any] = {"code": -32602, "message": message}
+        if exc.status == 409 and exc.errors[0].type == "turn_running":  # busy: say so, as HTTP would
+            error["data"] = {"status": 409, "type": "turn_running"}
+        return json_response(_reply(rpc_id, error=error))
     except Exception as exc:
         return json_response(_reply(rpc_id, error=_internal(exc, "agent RPC")))
 
@@ -151,6 +159,7 @@ async def _send(
     rpc_id: Any,
     *,
     stream: bool,
+    multitask: Strategy | None = None,
 ) -> Response:
     """Run one turn on ``task`` through the turn pipeline, as ``/invoke`` and ``/chat`` do: the new
     content deduped against the stored conversation, decisions checked, the agent run (warm when
@@ -171,6 +180,8 @@ async def _send(
             from_store=True,
             batch=not stream,
             task=task,
+            multitask=multitask,
+            session_loc=("params", "task_id"),
         ),
     )
     recorder = turn.recorder

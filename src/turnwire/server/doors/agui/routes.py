@@ -24,6 +24,7 @@ from turnwire.server.http.errors import RequestError
 from turnwire.server.http.models import SESSION_ID_PATTERN, MessageBody, ValidationErrorBody
 from turnwire.server.http.negotiation import Transport
 from turnwire.server.turns.door import add_door, read_object, session_id
+from turnwire.server.turns.multitask import requested_strategy
 from turnwire.server.turns.pipeline import TurnRequest, start_turn, wants_stored_history
 from turnwire.server.turns.running import continues_without_client, serve_turn
 from turnwire.server.turns.streaming import stream_body
@@ -43,7 +44,10 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
     },
     400: {"model": ValidationErrorBody, "description": "Malformed JSON or threadId"},
     404: {"model": MessageBody, "description": "Unknown agent"},
-    409: {"model": ValidationErrorBody, "description": "An approval the server did not issue"},
+    409: {
+        "model": ValidationErrorBody,
+        "description": "An approval the server did not issue; a conversation busy with a turn",
+    },
     413: {"model": ValidationErrorBody, "description": "Body larger than the limit"},
     422: {"model": ValidationErrorBody, "description": "RunAgentInput of the wrong shape"},
 }
@@ -109,6 +113,8 @@ async def agui(request: Request, app: AppContext, agent_name: str) -> Response:
                 loc=_MESSAGES_LOC,
                 parameters={"agui": _parameters(run)},
                 from_store=from_store,
+                multitask=_multitask(request, run),
+                session_loc=("body", "threadId"),
             ),
         )
     except RequestError as exc:
@@ -142,6 +148,13 @@ def _name_resume(exc: RequestError, run: RunInput) -> RequestError:
             error = InputError(error.msg, loc=("body", "resume"), type=error.type)
         errors.append(error)
     return RequestError(exc.status, errors)
+
+
+def _multitask(request: Request, run: RunInput) -> Any:
+    """The header, else ``forwardedProps.multitask_strategy`` (what AG-UI forwards to agents)."""
+    props = run.forwarded_props if isinstance(run.forwarded_props, dict) else {}
+    loc = ("body", "forwardedProps", "multitask_strategy")
+    return requested_strategy(request, props.get("multitask_strategy"), loc)
 
 
 def _parameters(run: RunInput) -> dict[str, Any]:

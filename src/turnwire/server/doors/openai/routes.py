@@ -46,6 +46,7 @@ from turnwire.server.http.negotiation import Transport
 from turnwire.server.http.request_id import internal_error_message, log_failure, log_refusal
 from turnwire.server.turns.door import read_object, session_id
 from turnwire.server.turns.door_route import DoorRoute
+from turnwire.server.turns.multitask import requested_strategy
 from turnwire.server.turns.pipeline import TurnRequest, start_turn, wants_stored_history
 from turnwire.server.turns.running import collect_turn, continues_without_client, serve_turn
 from turnwire.server.turns.streaming import stream_body
@@ -96,7 +97,7 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
     },
     400: {"description": "Malformed JSON or a body of the wrong shape", **_ERROR},
     404: {"description": "Unknown model (agent)", **_ERROR},
-    409: {"description": "An approval the server did not issue", **_ERROR},
+    409: {"description": "An approval the server did not issue; a conversation busy with a turn", **_ERROR},
     413: {"description": "Body larger than the limit", **_ERROR},
     500: {"description": "The agent run failed", **_ERROR},
 }
@@ -191,6 +192,9 @@ async def _complete(request: Request, app: AppContext) -> Response:
             parameters={"openai": {**chat.parameters, "user": chat.user, "metadata": chat.metadata}},
             from_store=wants_stored_history(request),
             batch=not chat.stream,
+            multitask=requested_strategy(
+                request, chat.metadata.get("multitask_strategy"), ("body", "metadata", "multitask_strategy")
+            ),
         ),
     )
     completion_id = f"chatcmpl-{turn.trace_id}"

@@ -59,6 +59,7 @@ from turnwire.server.http.errors import RequestError, json_response
 from turnwire.server.http.negotiation import Transport
 from turnwire.server.turns.door import read_object, session_id
 from turnwire.server.turns.door_route import DoorRoute
+from turnwire.server.turns.multitask import requested_strategy
 from turnwire.server.turns.pipeline import StartedTurn, TurnRequest, start_turn
 from turnwire.server.turns.running import collect_turn, continues_without_client, serve_turn, stop_turn
 from turnwire.server.turns.streaming import SSE_HEADERS, stream_body
@@ -207,6 +208,11 @@ async def _create(request: Request, app: AppContext) -> Response:
             parameters=_parameters(req),
             from_store=keep and branch_from is None,
             batch=not req.stream,
+            multitask=requested_strategy(
+                request,
+                req.metadata.get("multitask_strategy") if req.metadata else None,
+                ("body", "metadata", "multitask_strategy"),
+            ),
         ),
     )
     rid = response_id(turn.trace_id, turn.session_id)

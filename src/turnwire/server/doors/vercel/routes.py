@@ -31,6 +31,7 @@ from turnwire.server.turns.door import (
     read_object,
     session_id,
 )
+from turnwire.server.turns.multitask import requested_strategy
 from turnwire.server.turns.pipeline import TurnRequest, start_turn, wants_stored_history
 from turnwire.server.turns.running import serve_turn
 from turnwire.server.turns.streaming import stream_body
@@ -47,7 +48,10 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
     },
     400: {"model": ValidationErrorBody, "description": "Malformed JSON, chat id or x-ai-sdk-version"},
     404: {"model": MessageBody, "description": "Unknown agent"},
-    409: {"model": ValidationErrorBody, "description": "An approval the server did not issue"},
+    409: {
+        "model": ValidationErrorBody,
+        "description": "An approval the server did not issue; a conversation busy with a turn",
+    },
     413: {"model": ValidationErrorBody, "description": "Body larger than the limit"},
     422: {"model": ValidationErrorBody, "description": "Body or messages of the wrong shape"},
 }
@@ -109,6 +113,8 @@ async def chat(request: Request, app: AppContext, agent_name: str) -> Response:
             from_store=wants_stored_history(request, body),
             regenerate=trigger == REGENERATE,
             message_id=message_id,
+            multitask=requested_strategy(request, body.get("multitask_strategy")),
+            session_loc=("body", "id"),
         ),
     )
     info = TurnInfo(turn.session_id, turn.trace_id, turn.message_id, turn.history, version)
