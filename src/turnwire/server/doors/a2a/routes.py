@@ -1,0 +1,228 @@
+"""The A2A door: agent cards and the JSON-RPC binding.
+
+- ``GET /.well-known/agent-card.json``: the default agent's card; ``GET
+  /a2a/{name}/.well-known/agent-card.json``: each agent's.
+- ``POST /a2a`` (default agent) and ``POST /a2a/{name}``: JSON-RPC 2.0, the v1.0 methods
+  (``SendMessage``, ``SendStreamingMessage``, ``GetTask``, ``ListTasks``, ``CancelTask``,
+  ``SubscribeToTask``) and their v0.3 names (``message/send``, ``message/stream``, ``tasks/get``,
+  ``tasks/list``, ``tasks/cancel``, ``tasks/resubscribe``) answered in v0.3 shapes.
+
+Every route runs the app's key check (a tenant's tasks are its own); every failure is a JSON-RPC
+error (``rpc``), never a 5xx.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from turnwire.errors import InputError
+from turnwire.formats.a2a import TERMINAL
+from turnwire.formats.a2a.legacy import send_params_from_v03, task_to_v03
+from turnwire.framing import SSE_KEEPALIVE
+from turnwire.server.context import AppContext, current
+from turnwire.server.doors.a2a.card import agent_card
+from turnwire.server.doors.a2a.listing import list_tasks
+from turnwire.server.doors.a2a.rpc import (
+    INTERNAL_ERROR,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    PUSH_NOT_SUPPORTED,
+    TASK_NOT_CANCELABLE,
+    UNSUPPORTED_OPERATION,
+    RequestId,
+    RpcError,
+    error_body,
+    parse_envelope,
+    request_id,
+    result_body,
+    rpc_response,
+)
+from turnwire.server.doors.a2a.send import (
+    enveloped,
+    history_length_of,
+    parse_send,
+    send_blocking,
+    send_streaming,
+)
+from turnwire.server.doors.a2a.tasks import load_task, wire_of
+from turnwire.server.http.body import BodyTooLarge, UnsupportedMediaType, decode_json, read_body
+from turnwire.server.http.errors import UnknownAgent, error_response
+from turnwire.server.http.negotiation import Transport
+from turnwire.server.http.request_id import internal_error_message, log_failure
+from turnwire.server.turns.door_route import DoorRoute
+from turnwire.server.turns.running import live_key, stop_turn
+from turnwire.server.turns.streaming import stream_response
+
+LEGACY: Final = {
+    "message/send": "SendMessage",
+    "message/stream": "SendStreamingMessage",
+    "tasks/get": "GetTask",
+    "tasks/list": "ListTasks",
+    "tasks/cancel": "CancelTask",
+    "tasks/resubscribe": "SubscribeToTask",
+    "tasks/pushNotificationConfig/set": "CreateTaskPushNotificationConfig",
+    "tasks/pushNotificationConfig/get": "GetTaskPushNotificationConfig",
+    "tasks/pushNotificationConfig/list": "ListTaskPushNotificationConfigs",
+    "tasks/pushNotificationConfig/delete": "DeleteTaskPushNotificationConfig",
+    "agent/getAuthenticatedExtendedCard": "GetExtendedAgentCard",
+}
+"""v0.3 method names → the v1.0 method they are."""
+PUSH_METHODS: Final = frozenset(
+    (
+        "CreateTaskPushNotificationConfig",
+        "GetTaskPushNotificationConfig",
+        "ListTaskPushNotificationConfigs",
+        "DeleteTaskPushNotificationConfig",
+    )
+)
+EXTENDED_CARD_NOT_CONFIGURED: Final = -32007
+
+
+def a2a_router(dependencies: Sequence[Any] = ()) -> APIRouter:
+    router = APIRouter(tags=["a2a"], dependencies=list(dependencies))
+    router.add_api_route(
+        "/.well-known/agent-card.json", default_card, methods=["GET"], summary="A2A agent card"
+    )
+    router.add_api_route(
+        "/a2a/{name}/.well-known/agent-card.json",
+        named_card,
+        methods=["GET"],
+        summary="A2A agent card of an agent",
+    )
+    for path, endpoint in (("/a2a", default_rpc), ("/a2a/{name}", named_rpc)):
+        router.add_api_route(
+            path,
+            endpoint,
+            methods=["POST"],
+            summary="A2A JSON-RPC (v1.0 and v0.3 methods)",
+            route_class_override=DoorRoute,
+        )
+    return router
+
+
+async def default_card(request: Request) -> Response:
+    return _card(request, None)
+
+
+async def named_card(name: str, request: Request) -> Response:
+    return _card(request, name)
+
+
+def _card(request: Request, name: str | None) -> Response:
+    app = current(request)
+    try:
+        return rpc_response(agent_card(request, app, name or app.default_agent))
+    except Exception as exc:
+        return error_response(exc, request)
+
+
+async def default_rpc(request: Request) -> Response:
+    return await _rpc(request, None)
+
+
+async def named_rpc(name: str, request: Request) -> Response:
+    return await _rpc(request, name)
+
+
+async def _rpc(request: Request, name: str | None) -> Response:
+    app = current(request)
+    rid: RequestId = None
+    try:
+        raw = await read_body(request, app.settings.max_body_bytes)
+        try:
+            body = decode_json(raw, app.settings.max_json_depth)
+        except InputError as exc:
+            raise RpcError(PARSE_ERROR, f"the body is not JSON: {exc.msg}") from None
+        rid = request_id(body)
+        rid, method, params = parse_envelope(body)
+        agent_name = name or app.default_agent
+        if agent_name not in app.agents:
+            raise UnknownAgent(agent_name)
+        return await _dispatch(request, app, agent_name, rid, method, params)
+    except RpcError as exc:
+        return rpc_response(error_body(rid, exc))
+    except UnknownAgent as exc:
+        error = RpcError(METHOD_NOT_FOUND, f"no agent named {exc.name!r} is served here", {"agent": exc.name})
+        return rpc_response(error_body(rid, error))
+    except (BodyTooLarge, UnsupportedMediaType) as exc:
+        return error_response(exc, request)  # 413 / 415: no JSON-RPC request was read
+    except Exception as exc:
+        message = internal_error_message(log_failure(exc, "handling an A2A request"))
+        return rpc_response(error_body(rid, RpcError(INTERNAL_ERROR, message)))
+
+
+async def _dispatch(
+    request: Request, app: AppContext, agent_name: str, rid: RequestId, method: str, params: dict[str, Any]
+) -> Response:
+    legacy = method in LEGACY
+    method = LEGACY.get(method, method)
+    if method in ("SendMessage", "SendStreamingMessage"):
+        send = parse_send(send_params_from_v03(params) if legacy else params)
+        if method == "SendStreamingMessage":
+            return await send_streaming(request, app, agent_name, send, rid, legacy)
+        task = await send_blocking(request, app, agent_name, send)
+        return rpc_response(result_body(rid, task_to_v03(task) if legacy else {"task": task}))
+    if method == "GetTask":
+        history_length = history_length_of(params.get("historyLength"), "params.historyLength")
+        task = (await load_task(app, params.get("id"))).render(history_length)
+        return _task_result(rid, task, legacy)
+    if method == "CancelTask":
+        return _task_result(rid, await cancel_task(app, params.get("id")), legacy)
+    if method == "ListTasks":
+        listed = await list_tasks(app, params)
+        if legacy:
+            listed = {**listed, "tasks": [task_to_v03(t) for t in listed["tasks"]]}
+        return rpc_response(result_body(rid, listed))
+    if method == "SubscribeToTask":
+        return await subscribe(app, params.get("id"), rid, legacy)
+    if method in PUSH_METHODS:
+        raise RpcError(PUSH_NOT_SUPPORTED, "push notifications are not supported by this agent")
+    if method == "GetExtendedAgentCard":
+        raise RpcError(EXTENDED_CARD_NOT_CONFIGURED, "this agent has no extended agent card")
+    raise RpcError(METHOD_NOT_FOUND, f"method {method!r} is not an A2A method", {"method": method})
+
+
+def _task_result(rid: RequestId, task: dict[str, Any], legacy: bool) -> Response:
+    return rpc_response(result_body(rid, task_to_v03(task) if legacy else task))
+
+
+async def cancel_task(app: AppContext, task_id: Any) -> dict[str, Any]:
+    """Stop the task's running turn (on whichever worker runs it); the partial reply is stored."""
+    task = await load_task(app, task_id)
+    if task.state in TERMINAL:
+        msg = f"task {task.task_id} is {task.state} and cannot be canceled"
+        raise RpcError(TASK_NOT_CANCELABLE, msg, {"taskId": task.task_id, "state": task.state})
+    if task.state != "TASK_STATE_WORKING":
+        msg = f"task {task.task_id} waits for input: answer it (or start a new task in its context)"
+        raise RpcError(TASK_NOT_CANCELABLE, msg, {"taskId": task.task_id, "state": task.state})
+    await stop_turn(app, task.session_id)
+    after = await load_task(app, task_id)
+    if after.state == "TASK_STATE_WORKING":  # stopped on another worker, not stored yet
+        after.state = "TASK_STATE_CANCELED"
+    return after.render()
+
+
+async def subscribe(app: AppContext, task_id: Any, rid: RequestId, legacy: bool) -> Response:
+    """The running task's events from its turn's first one, then live (from any worker)."""
+    task = await load_task(app, task_id)
+    if task.state != "TASK_STATE_WORKING":
+        msg = f"task {task.task_id} is {task.state}: only a working task streams"
+        raise RpcError(UNSUPPORTED_OPERATION, msg, {"taskId": task.task_id, "state": task.state})
+    key = live_key(app, task.session_id)
+    interval = app.settings.keepalive_interval
+    live = app.turns.get(key)
+    if live is not None and live.wire == wire_of(task.key):
+        body = live.follow(interval, SSE_KEEPALIVE)
+    else:
+        found = await app.turns.elsewhere(key)
+        if found is None:
+            raise RpcError(
+                UNSUPPORTED_OPERATION, f"task {task.task_id} is no longer running", {"taskId": task.task_id}
+            )
+        body = app.turns.follow_elsewhere(found[0], interval, SSE_KEEPALIVE)
+    headers = {"x-ag-session-id": task.session_id}
+    return stream_response(enveloped(body, rid, legacy), Transport.SSE, headers)
