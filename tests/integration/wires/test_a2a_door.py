@@ -416,3 +416,29 @@ def test_v03_method_names_answer_in_v03_shapes(wires_url: str) -> None:
     kinds = [e["result"]["kind"] for e in events]
     assert kinds[0] == "task" and kinds[-1] == "status-update" and "artifact-update" in kinds
     assert events[-1]["result"]["final"] is True
+
+
+async def test_with_api_keys_the_card_names_bearer_and_the_client_sends_its_key(tmp_path: Any) -> None:
+    from services import serve_app
+    from turnwire.agents import builtin_agents
+    from turnwire.server import Settings, create_app
+
+    key = "k-" + "a" * 30
+    settings = Settings(
+        db_url=f"sqlite+aiosqlite:///{tmp_path / 'keys.db'}",
+        approval_secret_file=str(tmp_path / "secret"),
+        api_keys=f"alice:{key}",
+    )
+    with serve_app(create_app(builtin_agents(), settings=settings), lifespan="on") as url:
+        assert httpx.get(f"{url}/.well-known/agent-card.json").status_code == 401
+        http = httpx.AsyncClient(timeout=30, headers={"authorization": f"Bearer {key}"})
+        try:
+            card = await A2ACardResolver(http, url).get_agent_card()
+            scheme = card.security_schemes["bearer"].http_auth_security_scheme
+            assert scheme.scheme.lower() == "bearer"
+            assert "bearer" in card.security_requirements[0].schemes
+            client = await create_client(card, ClientConfig(streaming=False, httpx_client=http))
+            (event,) = [e async for e in client.send_message(a2a_pb2.SendMessageRequest(message=user("hi")))]
+            assert event.task.status.state == COMPLETED
+        finally:
+            await http.aclose()
