@@ -168,10 +168,12 @@ def answer_messages(send: Send, task: StoredTask) -> list[Message]:
 def _decision(data: dict[str, Any], task: StoredTask, index: int) -> ToolResultBlock:
     where = f"params.message.parts[{index}].data"
     token = data.get("interactionToken")
+    call_id = data.get("toolCallId")
     if not isinstance(token, str) or not token:
         field = f"{where}.interactionToken"
-        raise RpcError(INVALID_PARAMS, f"{field} must be the token of the approval", {"field": field})
-    call_id = data.get("toolCallId")
+        which = f" of tool call {call_id!r}" if isinstance(call_id, str) and call_id else ""
+        msg = f"{field} must be the token of the approval{which} (the request's interactionToken)"
+        raise RpcError(INVALID_PARAMS, msg, {"field": field, "reason": "approval_token_missing"})
     if not isinstance(call_id, str) or not call_id:
         call_id = next((tool_call_id_of(r) for r in task.pending if r.id == token), None)
     if not call_id:
