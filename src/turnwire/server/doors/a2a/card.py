@@ -1,8 +1,9 @@
 """The agent card (``AgentCard``, protobuf JSON): what an A2A client reads before it calls.
 
 URLs are absolute, built from the request (scheme, host and root path, so a proxy that sets the
-forwarded headers uvicorn trusts gets its own). Skills are the agent's tools (``agent.tools``,
-as ``openai_chat`` agents have them), else one skill naming the agent. Capabilities say only
+forwarded headers uvicorn trusts gets its own). Skills are the agent's own A2A skills
+(``agent.skills``: a remote agent's, through ``a2a_agent``), else its tools (``agent.tools``, as
+``openai_chat`` agents have them), else one skill naming the agent. Capabilities say only
 what the door does: streaming yes, push notifications and the extended card no. With API keys
 configured the card names the bearer scheme and requires it.
 """
@@ -53,6 +54,9 @@ def agent_card(request: Request, app: AppContext, agent_name: str) -> dict[str, 
 
 
 def skills(agent: Agent, agent_name: str) -> list[dict[str, Any]]:
+    declared = getattr(agent, "skills", None)  # an agent that has A2A skills (a remote A2A agent)
+    if isinstance(declared, list) and declared and all(isinstance(s, dict) and s.get("id") for s in declared):
+        return [dict(s) for s in declared]
     tools = getattr(agent, "tools", None)
     values = list(tools.values()) if isinstance(tools, dict) else list(tools or ())
     out = []
