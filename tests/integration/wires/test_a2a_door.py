@@ -442,3 +442,36 @@ async def test_with_api_keys_the_card_names_bearer_and_the_client_sends_its_key(
             assert event.task.status.state == COMPLETED
         finally:
             await http.aclose()
+
+
+async def test_the_sdks_v03_transport_sends_gets_and_streams(wires_url: str) -> None:
+    """The a2a-sdk client speaking v0.3 (its compat transport, picked for a 0.3 interface): the
+    v0.3 method names on the same endpoint, answered in v0.3 shapes it converts back."""
+    async with httpx.AsyncClient(timeout=30) as http:
+        card = await A2ACardResolver(http, wires_url).get_agent_card()
+        card.supported_interfaces[0].protocol_version = "0.3"
+        blocking = await create_client(card, ClientConfig(streaming=False, httpx_client=http))
+        assert type(blocking._transport).__name__ == "CompatJsonRpcTransport"  # the v0.3 wire
+        (event,) = [
+            e async for e in blocking.send_message(a2a_pb2.SendMessageRequest(message=user("count to 3")))
+        ]
+        assert event.task.status.state == COMPLETED
+        assert answer_text(event.task) == "123"
+        again = await blocking.get_task(a2a_pb2.GetTaskRequest(id=event.task.id))
+        assert again.status.state == COMPLETED and answer_text(again) == "123"
+        streaming = await create_client(card, ClientConfig(streaming=True, httpx_client=http))
+        events = [
+            e
+            async for e in streaming.send_message(a2a_pb2.SendMessageRequest(message=user("weather in Oslo")))
+        ]
+    assert events[-1].status_update.status.state == COMPLETED
+    chunks = [e.artifact_update.artifact.parts[0].text for e in events if e.HasField("artifact_update")]
+    assert "".join(chunks) == "It is sunny and 21 °C in Oslo."
+    # v0.3 data parts have no media type: it travels in the part's metadata, as docs/a2a.md says.
+    calls = [
+        json_format.MessageToDict(p).get("metadata", {}).get("mediaType")
+        for e in events
+        if e.HasField("status_update")
+        for p in e.status_update.status.message.parts
+    ]
+    assert "application/vnd.turnwire.tool-call+json" in calls
