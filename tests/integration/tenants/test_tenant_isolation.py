@@ -294,6 +294,33 @@ def a2a_methods(method: str, path: str, v: Victim) -> None:
     assert mine["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
 
 
+def a2a_http_json(method: str, path: str, v: Victim) -> None:
+    """The HTTP+JSON binding: alice's paused A2A task is not found for bob on any of its routes,
+    and his listing holds none of hers."""
+    user = {
+        "messageId": "m1",
+        "role": "ROLE_USER",
+        "parts": [{"text": "delete rest.db"}],
+        "contextId": "alice-rest",
+    }
+    paused = rpc(v.url, ALICE, "SendMessage", {"message": user}, "/a2a")["result"]["task"]
+    task_id = paused["id"]
+    route = fill(path, v).replace(v.task_id, task_id)
+    body = {"message": {**user, "taskId": task_id, "parts": [{"data": {"approved": True}}]}}
+    if path.endswith("/tasks"):
+        response = httpx.get(f"{v.url}{route}", params={"contextId": "alice-rest"}, headers=BOB, timeout=20)
+        assert response.status_code == 200 and response.json()["tasks"] == [], response.text
+        return
+    if method == "get":
+        response = httpx.get(f"{v.url}{route}", headers=BOB, timeout=20)
+    else:
+        response = httpx.post(f"{v.url}{route}", json=body, headers=BOB, timeout=20)
+    assert response.status_code == 404, response.text
+    assert response.json()["error"]["details"][0]["reason"] == "TASK_NOT_FOUND"
+    mine = rpc(v.url, ALICE, "GetTask", {"id": task_id}, "/a2a")["result"]
+    assert mine["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+
+
 ATTACKS: dict[tuple[str, str], Callable[[str, str, Victim], None]] = {
     ("get", "/invoke/{session_id}/stream"): live_agenta_turn,
     ("get", "/agents/{name}/invoke/{session_id}/stream"): live_agenta_turn,
@@ -339,6 +366,12 @@ ATTACKS: dict[tuple[str, str], Callable[[str, str, Victim], None]] = {
     ("get", "/a2a/{name}/.well-known/agent-card.json"): tenant_free,
     ("post", "/a2a"): a2a_methods,
     ("post", "/a2a/{name}"): a2a_methods,
+    ("post", "/a2a/{name}/http/message:send"): a2a_http_json,
+    ("post", "/a2a/{name}/http/message:stream"): a2a_http_json,
+    ("get", "/a2a/{name}/http/tasks"): a2a_http_json,
+    ("get", "/a2a/{name}/http/tasks/{task_id}"): a2a_http_json,
+    ("post", "/a2a/{name}/http/tasks/{task_id}:cancel"): a2a_http_json,
+    ("post", "/a2a/{name}/http/tasks/{task_id}:subscribe"): a2a_http_json,
 }
 
 

@@ -94,12 +94,10 @@ async def test_the_default_and_named_agent_cards_resolve_with_absolute_urls(wire
         card = await A2ACardResolver(http, wires_url).get_agent_card()
         named = await A2ACardResolver(http, f"{wires_url}/a2a/broken").get_agent_card()
     assert card.name == "demo"
-    (interface,) = card.supported_interfaces
-    assert (interface.url, interface.protocol_binding, interface.protocol_version) == (
-        f"{wires_url}/a2a",
-        "JSONRPC",
-        "1.0",
-    )
+    assert [(i.url, i.protocol_binding, i.protocol_version) for i in card.supported_interfaces] == [
+        (f"{wires_url}/a2a", "JSONRPC", "1.0"),
+        (f"{wires_url}/a2a/demo/http", "HTTP+JSON", "1.0"),
+    ]
     assert card.capabilities.streaming and not card.capabilities.push_notifications
     assert card.skills and not card.security_schemes  # no API keys on this server
     assert named.name == "broken" and named.supported_interfaces[0].url == f"{wires_url}/a2a/broken"
@@ -475,3 +473,73 @@ async def test_the_sdks_v03_transport_sends_gets_and_streams(wires_url: str) -> 
         for p in e.status_update.status.message.parts
     ]
     assert "application/vnd.turnwire.tool-call+json" in calls
+
+
+# --------------------------------------------------------------------------- the HTTP+JSON binding
+
+
+async def rest_client(url: str, *, streaming: bool) -> tuple[Any, httpx.AsyncClient]:
+    http = httpx.AsyncClient(timeout=30)
+    config = ClientConfig(streaming=streaming, httpx_client=http, supported_protocol_bindings=["HTTP+JSON"])
+    client = await create_client(url, config)
+    assert type(client._transport).__name__ == "RestTransport"
+    return client, http
+
+
+async def test_the_http_json_binding_sends_streams_gets_lists_and_cancels(wires_url: str) -> None:
+    context = f"rest-{uuid.uuid4().hex[:8]}"
+    client, http = await rest_client(wires_url, streaming=False)
+    streaming, _ = await rest_client(wires_url, streaming=True)
+    try:
+        (sent,) = [
+            e
+            async for e in client.send_message(
+                a2a_pb2.SendMessageRequest(message=user("weather in Lima", context=context))
+            )
+        ]
+        assert sent.task.status.state == COMPLETED and "Lima" in answer_text(sent.task)
+        got = await client.get_task(a2a_pb2.GetTaskRequest(id=sent.task.id, history_length=1))
+        assert got.id == sent.task.id and len(got.history) == 1
+        events = [
+            e
+            async for e in streaming.send_message(
+                a2a_pb2.SendMessageRequest(message=user("count to 3", context=context))
+            )
+        ]
+        assert events[0].HasField("task") and events[-1].status_update.status.state == COMPLETED
+        listed = await client.list_tasks(a2a_pb2.ListTasksRequest(context_id=context))
+        assert [t.id for t in listed.tasks] == [events[0].task.id, sent.task.id]
+        stream = streaming.send_message(a2a_pb2.SendMessageRequest(message=user("count to 50")))
+        task_id, _ = await _first_chunk(stream)
+        canceled = await client.cancel_task(a2a_pb2.CancelTaskRequest(id=task_id))
+        assert canceled.status.state == CANCELED
+        _ = [e async for e in stream]
+        with pytest.raises(TaskNotFoundError):
+            await client.get_task(a2a_pb2.GetTaskRequest(id="nobody~abc"))
+        with pytest.raises(TaskNotCancelableError):
+            await client.cancel_task(a2a_pb2.CancelTaskRequest(id=sent.task.id))
+    finally:
+        await http.aclose()
+
+
+def test_http_json_errors_have_the_google_rpc_shape_and_a_4xx(wires_url: str) -> None:
+    r = httpx.post(
+        f"{wires_url}/a2a/demo/http/message:send", json={"message": {"role": "ROLE_USER", "parts": [{}]}}
+    )
+    assert r.status_code == 400
+    error = r.json()["error"]
+    assert error["status"] == "INVALID_ARGUMENT"
+    assert error["details"][0]["reason"] == "INVALID_PARAMS"
+    assert error["details"][0]["metadata"]["field"] == "params.message.parts[0]"
+    missing = httpx.get(f"{wires_url}/a2a/demo/http/tasks/nobody~abc")
+    assert missing.status_code == 404 and missing.json()["error"]["details"][0]["reason"] == "TASK_NOT_FOUND"
+    assert (
+        httpx.post(
+            f"{wires_url}/a2a/demo/http/message:send",
+            content=b"{x",
+            headers={"content-type": "application/json"},
+        ).status_code
+        == 400
+    )
+    assert httpx.get(f"{wires_url}/a2a/nobody/http/tasks/a~b").status_code == 404
+    assert httpx.get(f"{wires_url}/a2a/demo/http/tasks", params={"pageSize": "x"}).status_code == 400

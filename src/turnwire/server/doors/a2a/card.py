@@ -19,6 +19,7 @@ from turnwire.server.context import AppContext
 
 PROTOCOL_VERSION: Final = "1.0"
 JSONRPC: Final = "JSONRPC"
+HTTP_JSON: Final = "HTTP+JSON"
 BEARER: Final = "bearer"
 INPUT_MODES: Final = ["text/plain", "application/json", "image/*", "application/octet-stream"]
 OUTPUT_MODES: Final = ["text/plain", "application/json"]
@@ -29,6 +30,10 @@ def interface_url(request: Request, app: AppContext, agent_name: str) -> str:
     return f"{base}/a2a" if agent_name == app.default_agent else f"{base}/a2a/{agent_name}"
 
 
+def rest_url(request: Request, agent_name: str) -> str:
+    return f"{str(request.base_url).rstrip('/')}/a2a/{agent_name}/http"
+
+
 def agent_card(request: Request, app: AppContext, agent_name: str) -> dict[str, Any]:
     agent = app.agent(agent_name)
     url = interface_url(request, app, agent_name)
@@ -37,7 +42,12 @@ def agent_card(request: Request, app: AppContext, agent_name: str) -> dict[str, 
         "description": _description(agent, agent_name),
         "version": _version(),
         "supportedInterfaces": [
-            {"url": url, "protocolBinding": JSONRPC, "protocolVersion": PROTOCOL_VERSION}
+            {"url": url, "protocolBinding": JSONRPC, "protocolVersion": PROTOCOL_VERSION},
+            {
+                "url": rest_url(request, agent_name),
+                "protocolBinding": HTTP_JSON,
+                "protocolVersion": PROTOCOL_VERSION,
+            },
         ],
         "provider": {"organization": "turnwire", "url": str(request.base_url).rstrip("/")},
         "capabilities": {"streaming": True, "pushNotifications": False, "extendedAgentCard": False},

@@ -6,6 +6,7 @@
   (``SendMessage``, ``SendStreamingMessage``, ``GetTask``, ``ListTasks``, ``CancelTask``,
   ``SubscribeToTask``) and their v0.3 names (``message/send``, ``message/stream``, ``tasks/get``,
   ``tasks/list``, ``tasks/cancel``, ``tasks/resubscribe``) answered in v0.3 shapes.
+- ``/a2a/{name}/http/…``: the HTTP+JSON binding of the same methods (``rest``).
 
 Every route runs the app's key check (a tenant's tasks are its own); every failure is a JSON-RPC
 error (``rpc``), never a 5xx.
@@ -26,6 +27,7 @@ from turnwire.framing import SSE_KEEPALIVE
 from turnwire.server.context import AppContext, current
 from turnwire.server.doors.a2a.card import agent_card
 from turnwire.server.doors.a2a.listing import list_tasks
+from turnwire.server.doors.a2a.rest import rest_router
 from turnwire.server.doors.a2a.rpc import (
     INTERNAL_ERROR,
     METHOD_NOT_FOUND,
@@ -50,7 +52,7 @@ from turnwire.server.doors.a2a.send import (
 )
 from turnwire.server.doors.a2a.tasks import load_task, wire_of
 from turnwire.server.http.body import BodyTooLarge, UnsupportedMediaType, decode_json, read_body
-from turnwire.server.http.errors import UnknownAgent, error_response
+from turnwire.server.http.errors import UnknownAgent, error_response, json_response
 from turnwire.server.http.negotiation import Transport
 from turnwire.server.http.request_id import internal_error_message, log_failure
 from turnwire.server.turns.door_route import DoorRoute
@@ -101,6 +103,8 @@ def a2a_router(dependencies: Sequence[Any] = ()) -> APIRouter:
             summary="A2A JSON-RPC (v1.0 and v0.3 methods)",
             route_class_override=DoorRoute,
         )
+    # The HTTP+JSON binding: the same methods under /a2a/{agent}/http (see ``rest``).
+    router.routes.extend(rest_router(dependencies).routes)
     return router
 
 
@@ -142,7 +146,7 @@ async def _rpc(request: Request, name: str | None) -> Response:
         agent_name = name or app.default_agent
         if agent_name not in app.agents:
             raise UnknownAgent(agent_name)
-        return await _dispatch(request, app, agent_name, rid, method, params)
+        return await dispatch(request, app, agent_name, rid, method, params)
     except RpcError as exc:
         return rpc_response(error_body(rid, exc))
     except UnknownAgent as exc:
@@ -155,39 +159,51 @@ async def _rpc(request: Request, name: str | None) -> Response:
         return rpc_response(error_body(rid, RpcError(INTERNAL_ERROR, message)))
 
 
-async def _dispatch(
-    request: Request, app: AppContext, agent_name: str, rid: RequestId, method: str, params: dict[str, Any]
+async def dispatch(
+    request: Request,
+    app: AppContext,
+    agent_name: str,
+    rid: RequestId,
+    method: str,
+    params: dict[str, Any],
+    *,
+    rest: bool = False,
 ) -> Response:
-    legacy = method in LEGACY
-    method = LEGACY.get(method, method)
+    """Answer one A2A method call: a JSON-RPC response, or (``rest``) the HTTP+JSON binding's
+    bare result. Raises ``RpcError`` for an A2A error (each binding renders its own)."""
+    legacy = method in LEGACY and not rest
+    method = LEGACY.get(method, method) if not rest else method
+
+    def answer(result: Any, v03: Any = None) -> Response:
+        if rest:
+            return json_response(result, 200)
+        return rpc_response(result_body(rid, v03 if legacy else result))
+
+    stream_form: bool | None = None if rest else legacy
     if method in ("SendMessage", "SendStreamingMessage"):
         send = parse_send(send_params_from_v03(params) if legacy else params)
         if method == "SendStreamingMessage":
-            return await send_streaming(request, app, agent_name, send, rid, legacy)
+            return await send_streaming(request, app, agent_name, send, rid, stream_form)
         task = await send_blocking(request, app, agent_name, send)
-        return rpc_response(result_body(rid, task_to_v03(task) if legacy else {"task": task}))
+        return answer({"task": task}, task_to_v03(task) if legacy else None)
     if method == "GetTask":
         history_length = history_length_of(params.get("historyLength"), "params.historyLength")
         task = (await load_task(app, params.get("id"))).render(history_length)
-        return _task_result(rid, task, legacy)
+        return answer(task, task_to_v03(task) if legacy else None)
     if method == "CancelTask":
-        return _task_result(rid, await cancel_task(app, params.get("id")), legacy)
+        task = await cancel_task(app, params.get("id"))
+        return answer(task, task_to_v03(task) if legacy else None)
     if method == "ListTasks":
         listed = await list_tasks(app, params)
-        if legacy:
-            listed = {**listed, "tasks": [task_to_v03(t) for t in listed["tasks"]]}
-        return rpc_response(result_body(rid, listed))
+        v03 = {**listed, "tasks": [task_to_v03(t) for t in listed["tasks"]]} if legacy else None
+        return answer(listed, v03)
     if method == "SubscribeToTask":
-        return await subscribe(app, params.get("id"), rid, legacy)
+        return await subscribe(app, params.get("id"), rid, stream_form)
     if method in PUSH_METHODS:
         raise RpcError(PUSH_NOT_SUPPORTED, "push notifications are not supported by this agent")
     if method == "GetExtendedAgentCard":
         raise RpcError(EXTENDED_CARD_NOT_CONFIGURED, "this agent has no extended agent card")
     raise RpcError(METHOD_NOT_FOUND, f"method {method!r} is not an A2A method", {"method": method})
-
-
-def _task_result(rid: RequestId, task: dict[str, Any], legacy: bool) -> Response:
-    return rpc_response(result_body(rid, task_to_v03(task) if legacy else task))
 
 
 async def cancel_task(app: AppContext, task_id: Any) -> dict[str, Any]:
@@ -206,8 +222,9 @@ async def cancel_task(app: AppContext, task_id: Any) -> dict[str, Any]:
     return after.render()
 
 
-async def subscribe(app: AppContext, task_id: Any, rid: RequestId, legacy: bool) -> Response:
-    """The running task's events from its turn's first one, then live (from any worker)."""
+async def subscribe(app: AppContext, task_id: Any, rid: RequestId, legacy: bool | None) -> Response:
+    """The running task's events from its turn's first one, then live (from any worker); with
+    ``legacy`` ``None`` bare (HTTP+JSON), else in JSON-RPC responses."""
     task = await load_task(app, task_id)
     if task.state != "TASK_STATE_WORKING":
         msg = f"task {task.task_id} is {task.state}: only a working task streams"
@@ -225,4 +242,6 @@ async def subscribe(app: AppContext, task_id: Any, rid: RequestId, legacy: bool)
             )
         body = app.turns.follow_elsewhere(found[0], interval, SSE_KEEPALIVE)
     headers = {"x-ag-session-id": task.session_id}
-    return stream_response(enveloped(body, rid, legacy), Transport.SSE, headers)
+    if legacy is not None:
+        body = enveloped(body, rid, legacy)
+    return stream_response(body, Transport.SSE, headers)

@@ -317,11 +317,15 @@ async def send_blocking(request: Request, app: AppContext, agent_name: str, send
 
 
 async def send_streaming(
-    request: Request, app: AppContext, agent_name: str, send: Send, rid: RequestId, legacy: bool
+    request: Request, app: AppContext, agent_name: str, send: Send, rid: RequestId, legacy: bool | None
 ) -> Response:
+    """The task's stream: JSON-RPC responses (``legacy``: in v0.3 shapes), or with ``legacy``
+    ``None`` the bare ``StreamResponse`` events the HTTP+JSON binding sends."""
     started = await start_task_turn(app, agent_name, send)
     live = run_live(app, started, detached=continues_without_client(request, app))
-    body = enveloped(live.follow(app.settings.keepalive_interval, SSE_KEEPALIVE), rid, legacy)
+    body = live.follow(app.settings.keepalive_interval, SSE_KEEPALIVE)
+    if legacy is not None:
+        body = enveloped(body, rid, legacy)
     return stream_response(body, Transport.SSE, started.turn.headers)
 
 
