@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any, Final
 
 import httpx
@@ -84,7 +84,7 @@ class A2AAgent:
                 return
             current = yield done  # type: ignore[misc]
 
-    async def _exchange(self, ctx: TurnContext) -> AsyncIterator[Event]:
+    async def _exchange(self, ctx: TurnContext) -> AsyncGenerator[Event, None]:
         """One remote exchange: send this turn's message, stream the answer; what the remote task
         waits for is kept for the session's next turn before the turn's ``Done`` goes out."""
         pause = self._pauses.pop(ctx.session_id, None)

@@ -42,7 +42,7 @@ def part_from_v03(raw: Any) -> Any:
         if isinstance(media_type, str):
             out["mediaType"] = media_type
     elif kind == "file":
-        file = raw.get("file") if isinstance(raw.get("file"), dict) else {}
+        file: dict[str, Any] = raw["file"] if isinstance(raw.get("file"), dict) else {}
         out = {"raw": file["bytes"]} if file.get("bytes") is not None else {"url": file.get("uri")}
         if file.get("mimeType"):
             out["mediaType"] = file["mimeType"]

@@ -114,45 +114,39 @@ class TaskStreamEncoder:
     def encode(self, event: Event) -> list[Frame]:
         if self.seen is not None:
             self.seen.append(event)
-        cls = type(event)
-        if cls is MessageDelta:
-            return self._delta(event)  # type: ignore[arg-type]
-        if cls is MessageStart:
+        if isinstance(event, MessageDelta):
+            return self._delta(event)
+        if isinstance(event, MessageStart):
             self.texts += 1
-            self._open[event.id] = _Text(self.texts)  # type: ignore[union-attr]
+            self._open[event.id] = _Text(self.texts)
             return []
-        if cls is MessageEnd:
-            return self._end(event.id)  # type: ignore[union-attr]
-        if cls is MessageEvent:
+        if isinstance(event, MessageEnd):
+            return self._end(event.id)
+        if isinstance(event, MessageEvent):
             self.texts += 1
-            return [self._artifact(text_artifact(self.texts, [{"text": event.text}]), False, True)]  # type: ignore[union-attr]
-        if cls is ToolCall:
-            call: ToolCall = event  # type: ignore[assignment]
-            return [self._working([tool_call_part(call.id, call.name, call.arguments)])]
-        if cls is ToolResult:
-            result: ToolResult = event  # type: ignore[assignment]
-            is_error = True if result.denied else result.is_error
-            part = tool_result_part(result.id, result.name, result.result_output, is_error)
-            return [self._working([part])]
-        if cls is DataEvent:
-            data: DataEvent = event  # type: ignore[assignment]
-            part = render_part(DataBlock(data.data, data.name))
-            if data.transient:
+            return [self._artifact(text_artifact(self.texts, [{"text": event.text}]), False, True)]
+        if isinstance(event, ToolCall):
+            return [self._working([tool_call_part(event.id, event.name, event.arguments)])]
+        if isinstance(event, ToolResult):
+            is_error = True if event.denied else event.is_error
+            return [self._working([tool_result_part(event.id, event.name, event.result_output, is_error)])]
+        if isinstance(event, DataEvent):
+            part = render_part(DataBlock(event.data, event.name))
+            if event.transient:
                 part.setdefault("metadata", {})["transient"] = True
             return [self._working([part])]
-        if cls is FileEvent:
-            file: FileEvent = event  # type: ignore[assignment]
+        if isinstance(event, FileEvent):
             self.files += 1
-            part = render_part(ResourceBlock(uri=file.url, mime_type=file.media_type))
+            part = render_part(ResourceBlock(uri=event.url, mime_type=event.media_type))
             return [self._artifact(file_artifact(self.files, part), False, True)]
-        if cls is InteractionRequest:
-            self.requests.append(event)  # type: ignore[arg-type]
-        elif cls is ErrorEvent:
-            self.error = event.message  # type: ignore[union-attr]
-        elif cls is Done:
-            self.stop_reason = event.stop_reason  # type: ignore[union-attr]
-        elif cls is Usage:
-            self.usage = event  # type: ignore[assignment]
+        if isinstance(event, InteractionRequest):
+            self.requests.append(event)
+        elif isinstance(event, ErrorEvent):
+            self.error = event.message
+        elif isinstance(event, Done):
+            self.stop_reason = event.stop_reason
+        elif isinstance(event, Usage):
+            self.usage = event
         return []
 
     def finish(self, stop_reason: str | None = None, *, error: str | None = None) -> list[Frame]:
