@@ -543,3 +543,24 @@ def test_http_json_errors_have_the_google_rpc_shape_and_a_4xx(wires_url: str) ->
     )
     assert httpx.get(f"{wires_url}/a2a/nobody/http/tasks/a~b").status_code == 404
     assert httpx.get(f"{wires_url}/a2a/demo/http/tasks", params={"pageSize": "x"}).status_code == 400
+
+
+async def test_return_immediately_answers_the_submitted_task_and_the_turn_runs_on(wires_url: str) -> None:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "SendMessage",
+        "params": {
+            "message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "count to 3"}]},
+            "configuration": {"returnImmediately": True},
+        },
+    }
+    task = httpx.post(f"{wires_url}/a2a", json=body, timeout=20).json()["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_SUBMITTED"
+    deadline = asyncio.get_running_loop().time() + 10
+    while True:
+        stored = await get_task(wires_url, task["id"])
+        if stored.status.state == COMPLETED or asyncio.get_running_loop().time() > deadline:
+            break
+        await asyncio.sleep(0.05)
+    assert stored.status.state == COMPLETED and answer_text(stored) == "123"
