@@ -25,11 +25,13 @@ from turnwire.formats.a2a import TERMINAL
 from turnwire.formats.a2a.legacy import send_params_from_v03, task_to_v03
 from turnwire.framing import SSE_KEEPALIVE
 from turnwire.server.context import AppContext, current
+from turnwire.server.doors.a2a import push
 from turnwire.server.doors.a2a.card import agent_card
 from turnwire.server.doors.a2a.listing import list_tasks
 from turnwire.server.doors.a2a.rest import rest_router
 from turnwire.server.doors.a2a.rpc import (
     INTERNAL_ERROR,
+    INVALID_PARAMS,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
     PUSH_NOT_SUPPORTED,
@@ -200,10 +202,34 @@ async def dispatch(
     if method == "SubscribeToTask":
         return await subscribe(app, params.get("id"), rid, stream_form)
     if method in PUSH_METHODS:
-        raise RpcError(PUSH_NOT_SUPPORTED, "push notifications are not supported by this agent")
+        return answer(await push_config(app, method, params, legacy))
     if method == "GetExtendedAgentCard":
         raise RpcError(EXTENDED_CARD_NOT_CONFIGURED, "this agent has no extended agent card")
     raise RpcError(METHOD_NOT_FOUND, f"method {method!r} is not an A2A method", {"method": method})
+
+
+async def push_config(app: AppContext, method: str, params: dict[str, Any], legacy: bool) -> Any:
+    """The push notification config methods, on a task of the caller's tenant (``push``)."""
+    patterns = app.settings.a2a_push_allow
+    if not patterns:
+        raise RpcError(PUSH_NOT_SUPPORTED, "push notifications are not enabled on this server")
+    task = await load_task(app, params.get("taskId") or params.get("id" if legacy else "taskId"))
+    if method == "CreateTaskPushNotificationConfig":
+        raw = params.get("pushNotificationConfig") if legacy else params
+        return await push.create_config(app.tenant, task.task_id, raw, patterns, "params")
+    found = push.configs(app.tenant, task.task_id)
+    if method == "ListTaskPushNotificationConfigs":
+        return {"configs": found, "nextPageToken": ""}
+    config_id = params.get("id") if not legacy else params.get("pushNotificationConfigId")
+    if method == "DeleteTaskPushNotificationConfig":
+        push.delete_config(app.tenant, task.task_id, config_id)
+        return {}
+    match = next((c for c in found if c["id"] == config_id), None)
+    if match is None:
+        raise RpcError(
+            INVALID_PARAMS, "params.id names no push notification config of this task", {"field": "params.id"}
+        )
+    return match
 
 
 async def cancel_task(app: AppContext, task_id: Any) -> dict[str, Any]:

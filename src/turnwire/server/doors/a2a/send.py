@@ -36,6 +36,7 @@ from turnwire.interactions import tool_call_id_of
 from turnwire.model import DataBlock, Event, Message, Role, ToolResultBlock
 from turnwire.runtime.context import new_random_id
 from turnwire.server.context import AppContext
+from turnwire.server.doors.a2a import push
 from turnwire.server.doors.a2a.rpc import (
     CONTENT_TYPE_NOT_SUPPORTED,
     INTERNAL_ERROR,
@@ -67,6 +68,8 @@ class Send:
     history_length: int | None
     return_immediately: bool
     metadata: dict[str, Any] | None
+    push: Any = None
+    """``configuration.taskPushNotificationConfig``: a webhook for the task, when given."""
 
 
 def parse_send(params: dict[str, Any]) -> Send:
@@ -105,6 +108,7 @@ def parse_send(params: dict[str, Any]) -> Send:
         history_length,
         immediately,
         metadata if isinstance(metadata, dict) else None,
+        config.get("taskPushNotificationConfig") or config.get("pushNotificationConfig"),
     )
 
 
@@ -222,6 +226,9 @@ async def start_task_turn(app: AppContext, agent_name: str, send: Send) -> TaskT
         session_id, key = send.context_id or new_random_id(), new_random_id()
         messages = [send.message]
     a2a = {"message": send.raw, "metadata": send.metadata, "taskId": task_id_of(session_id, key)}
+    if send.push is not None:  # refused before the turn starts, or registered for its first event
+        field = "params.configuration.taskPushNotificationConfig"
+        await push.create_config(app.tenant, a2a["taskId"], send.push, app.settings.a2a_push_allow, field)
     try:
         turn = await start_turn(
             app,
@@ -262,6 +269,9 @@ def run_live(app: AppContext, started: TaskTurn, *, detached: bool) -> Any:
     """Drive the turn as a live turn whose log holds its ``StreamResponse`` events as SSE."""
     turn = started.turn
     body = stream_body(turn.events, started.encoder, Transport.SSE)
+    patterns = app.settings.a2a_push_allow
+    if patterns:
+        body = push.tapped(body, app.tenant, started.task_id, patterns)
     return app.turns.begin(
         live_key(app, turn.session_id),
         turn.trace_id,
