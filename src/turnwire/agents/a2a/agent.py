@@ -82,7 +82,7 @@ class A2AAgent:
                         yield event
             if done is None:
                 return
-            current = yield done  # type: ignore[misc]
+            current = yield done
 
     async def _exchange(self, ctx: TurnContext) -> AsyncGenerator[Event, None]:
         """One remote exchange: send this turn's message, stream the answer; what the remote task

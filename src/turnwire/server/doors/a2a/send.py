@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -225,10 +225,11 @@ async def start_task_turn(app: AppContext, agent_name: str, send: Send) -> TaskT
     else:
         session_id, key = send.context_id or new_random_id(), new_random_id()
         messages = [send.message]
-    a2a = {"message": send.raw, "metadata": send.metadata, "taskId": task_id_of(session_id, key)}
+    new_task_id = task_id_of(session_id, key)
+    a2a = {"message": send.raw, "metadata": send.metadata, "taskId": new_task_id}
     if send.push is not None:  # refused before the turn starts, or registered for its first event
         field = "params.configuration.taskPushNotificationConfig"
-        await push.create_config(app.tenant, a2a["taskId"], send.push, app.settings.a2a_push_allow, field)
+        await push.create_config(app.tenant, new_task_id, send.push, app.settings.a2a_push_allow, field)
     try:
         turn = await start_turn(
             app,
@@ -339,7 +340,7 @@ async def send_streaming(
     return stream_response(body, Transport.SSE, started.turn.headers)
 
 
-async def enveloped(body: AsyncIterator[bytes], rid: RequestId, legacy: bool) -> AsyncIterator[bytes]:
+async def enveloped(body: AsyncGenerator[bytes, None], rid: RequestId, legacy: bool) -> AsyncIterator[bytes]:
     """A live log's SSE events (bare ``StreamResponse`` objects) in this reader's JSON-RPC envelope:
     ``{"jsonrpc": "2.0", "id": <its id>, "result": …}``, in v0.3 shapes for a v0.3 reader."""
     head = b'data: {"jsonrpc":"2.0","id":' + orjson.dumps(rid) + b',"result":'
