@@ -71,26 +71,16 @@ def fold(events: Iterable[Event], *, stop_reason: str | None = None, full: bool 
     calls: dict[str, ToolCallBlock] = {}
     request: InteractionRequest | None = None
     event_stop: str | None = None
-    parts_get = parts_of.get
-    # locals: the loop below runs once per streamed token
-    delta_cls, call_cls, message_cls, start_cls, end_cls, result_cls, done_cls, request_cls = (
-        MessageDelta,
-        ToolCall,
-        MessageEvent,
-        MessageStart,
-        MessageEnd,
-        ToolResult,
-        Done,
-        InteractionRequest,
-    )
+    parts_get = parts_of.get  # a local: the loop below runs once per streamed token
 
+    # ``type(e) is C`` (not isinstance, not ``match``): an exact-class test as cheap as comparing
+    # ``e.__class__``, and one the type checker narrows ``e`` on. Events are never subclassed.
     for e in events:
-        cls = e.__class__
-        if cls is delta_cls:
+        if type(e) is MessageDelta:
             parts = parts_get(e.id)
             if parts is not None:
                 parts.append(e.delta)
-        elif cls is call_cls:
+        elif type(e) is ToolCall:
             args = e.raw_input if e.raw_input is not None else e.input
             call_id = e.id
             call = calls.get(call_id) if call_id is not None else None
@@ -101,32 +91,32 @@ def fold(events: Iterable[Event], *, stop_reason: str | None = None, full: bool 
                 append(Message("tool", [call]))
             else:
                 call.input = args
-        elif cls is message_cls:
+        elif type(e) is MessageEvent:
             append(Message("assistant", [TextBlock(e.text or "")]))
-        elif cls is start_cls:
+        elif type(e) is MessageStart:
             msg_id = e.id
             if msg_id in parts_of:
                 block_of[msg_id].text = "".join(parts_of[msg_id])
             block = block_of[msg_id] = TextBlock("")
             parts_of[msg_id] = []
             append(Message("assistant", [block]))
-        elif cls is end_cls:
+        elif type(e) is MessageEnd:
             parts = parts_of.pop(e.id, None)
             if parts is not None:
                 block_of.pop(e.id).text = "".join(parts)
-        elif cls is result_cls:
+        elif type(e) is ToolResult:
             append(Message("tool", [ToolResultBlock(e.id, e.name, e.result_output, e.is_error)]))
-        elif cls is done_cls:
+        elif type(e) is Done:
             event_stop = e.stop_reason
-        elif cls is request_cls:
+        elif type(e) is InteractionRequest:
             request = e
         elif full:
             _keep(e, messages, open_thought)
 
     for msg_id, parts in parts_of.items():
         block_of[msg_id].text = "".join(parts)
-    for block, parts in open_thought.values():
-        block.text = "".join(parts)
+    for thought, parts in open_thought.values():
+        thought.text = "".join(parts)
 
     reason = stop_reason if stop_reason is not None else event_stop
     pending = request if reason == "paused" else None
@@ -137,28 +127,27 @@ def _keep(
     e: Event, messages: list[Message], open_thought: dict[str, tuple[ReasoningBlock, list[str]]]
 ) -> None:
     """The ``full=True`` extras: thoughts, data and files as assistant messages."""
-    cls = e.__class__
-    if cls is ThoughtDelta:
+    if type(e) is ThoughtDelta:
         entry = open_thought.get(e.id)
         if entry is not None:
             entry[1].append(e.delta)
-    elif cls is Thought:
+    elif type(e) is Thought:
         messages.append(Message("assistant", [ReasoningBlock(e.text or "")]))
-    elif cls is ThoughtStart:
+    elif type(e) is ThoughtStart:
         block = ReasoningBlock("")
         previous = open_thought.get(e.id)
         if previous is not None:
             previous[0].text = "".join(previous[1])
         open_thought[e.id] = (block, [])
         messages.append(Message("assistant", [block]))
-    elif cls is ThoughtEnd:
+    elif type(e) is ThoughtEnd:
         entry = open_thought.pop(e.id, None)
         if entry is not None:
             entry[0].text = "".join(entry[1])
-    elif cls is DataEvent:
+    elif type(e) is DataEvent:
         if not e.transient:
             messages.append(Message("assistant", [DataBlock(e.data, e.name)]))
-    elif cls is FileEvent:
+    elif type(e) is FileEvent:
         media_type = e.media_type or ""
         file_cls = ImageBlock if media_type.startswith("image/") else ResourceBlock
         messages.append(Message("assistant", [file_cls(uri=e.url, mime_type=e.media_type or None)]))

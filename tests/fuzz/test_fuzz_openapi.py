@@ -36,8 +36,11 @@ OPERATIONS = [
     ("/agents/{name}/agui", "POST"),
     ("/v1/chat/completions", "POST"),
     ("/v1/models", "GET"),
+    ("/v1/responses", "POST"),
+    ("/v1/responses/{response_id}", "GET"),
+    ("/v1/responses/{response_id}/input_items", "GET"),
 ]
-BODIES = ("invoke", "agui", "/v1/chat/completions")
+BODIES = ("invoke", "agui", "/v1/chat/completions", "/v1/responses")
 ACCEPTS = st.sampled_from(
     [
         "application/json",

@@ -22,7 +22,6 @@ from turnwire import model as m
 from turnwire.conversations.pubsub import LocalPubSub
 from turnwire.conversations.recording import TurnRecorder, apply_delta
 from turnwire.formats.agentex import TaskUpdateEncoder
-from turnwire.formats.agentex.annotations import KEY as ANNOTATION
 from turnwire.store import SqlStore
 
 IDS = st.sampled_from(["a", "b", "c"])
@@ -131,7 +130,8 @@ async def _turn(db_url: str, events: list[m.Event], join: int, read_last: bool) 
 
 
 def _public(content: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in content.items() if k != ANNOTATION}
+    """A stored content as an Agentex reader gets it: as stored (its note is kept beside it)."""
+    return content
 
 
 @pytest.mark.parametrize("read_last", [False, True], ids=["subscribers", "last_frames"])

@@ -14,10 +14,14 @@ from rich.text import Text
 from turnwire.cli import app, chat_history
 from turnwire.cli.chat_view import TurnView, as_text
 from turnwire.cli.interrupts import held_interrupts
-from turnwire.client import DEFAULT_URL, Client, ClientError, ClientTurn, Session, tool_call_of
+from turnwire.client import DEFAULT_URL, Client, ClientError, ClientTurn, Format, Session, tool_call_of
 from turnwire.model import InteractionKind
 
 QUIT = ("/quit", "/exit")
+
+
+_FORMATS: dict[str, Format] = {"agenta": "agenta", "vercel": "vercel"}
+"""``--format``'s values, as the client's ``Format``."""
 
 
 @app.command()
@@ -49,11 +53,12 @@ def chat(
     history comes from the server, or from the local copy in ~/.local/share/turnwire/chats when the
     server keeps none.
     """
-    if fmt not in ("agenta", "vercel"):
+    chosen = _FORMATS.get(fmt)
+    if chosen is None:
         typer.echo(f"turnwire chat: --format: {fmt!r} is not a format; use agenta or vercel", err=True)
         raise typer.Exit(2)
     console = Console(highlight=False)
-    client = Client(url, agent=agent, format=fmt)  # type: ignore[arg-type]
+    client = Client(url, agent=agent, format=chosen)
     try:
         try:
             client.http.get("/health", timeout=5)  # any answer will do: only a dead address stops here

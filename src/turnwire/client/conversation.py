@@ -178,7 +178,7 @@ def approvals(requests: Iterable[InteractionRequest]) -> list[InteractionRequest
 def tool_call_of(request: InteractionRequest) -> tuple[str, Any]:
     """(tool name, arguments) an approval request is about, for showing it to a person."""
     payload = request.payload if isinstance(request.payload, dict) else {}
-    call = payload.get("toolCall") if isinstance(payload.get("toolCall"), dict) else {}
+    call = given if isinstance(given := payload.get("toolCall"), dict) else {}
     name = payload.get("toolName") or call.get("name") or call.get("title") or request.kind
     args = (
         call.get("rawInput") if call.get("rawInput") is not None else call.get("input", payload.get("input"))

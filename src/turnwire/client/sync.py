@@ -87,7 +87,12 @@ class Client:
         r = self.http.get("/agents")
         if r.status_code >= 400:
             return []
-        return [a.get("name") for a in r.json() if isinstance(a, dict) and a.get("name")]
+        agents = r.json()
+        if not isinstance(agents, list):
+            return []
+        return [
+            name for a in agents if isinstance(a, dict) and isinstance(name := a.get("name"), str) and name
+        ]
 
 
 class Session:

@@ -5,7 +5,9 @@ The store is an append-only log of TaskMessage contents. Two kinds of marker liv
 
 - ``{"type": "turnwire.rewind", "keep": N}``: the client's history diverged from the stored one
   (an edit or a regenerate); from here on the conversation is the first ``N`` messages before the
-  marker, then what follows it. Nothing is deleted: the raw log keeps the old branch.
+  marker, then what follows it. Written by releases before branches (``store.branches``): a rewind
+  now hangs the new messages on the ``N``-th message (``InboundPlan.parent_id``), a new branch
+  beside the old one; migration step 6 turned the markers into branches.
 - ``{"type": "turnwire.interrupted", "message_ids": [...], "reason": ...}``: the server stopped
   while those messages streamed (see ``store.recovery``); their content is what was last flushed.
 
@@ -18,11 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from turnwire.formats.agentex import content_to_message, render_message
-from turnwire.formats.agentex.annotations import annotated
 from turnwire.model import Message, Role, ToolCallBlock
+
+if TYPE_CHECKING:
+    from turnwire.store.base import StoredMessage
 
 REWIND: Final = "turnwire.rewind"
 INTERRUPTED: Final = "turnwire.interrupted"
@@ -71,6 +75,12 @@ def to_messages(records: Iterable[dict[str, Any]]) -> list[Message]:
     return [content_to_message(r["content"], r["id"]) for r in records]
 
 
+def branch_messages(stored: Iterable[StoredMessage]) -> list[Message]:
+    """A stored branch -> canonical messages, with what the notes say (the client's message ids,
+    reasoning part ids)."""
+    return [content_to_message(m.record["content"], m.id, m.note) for m in stored]
+
+
 def anchor(content: dict[str, Any]) -> Anchor | None:
     """What a content is compared by, or ``None`` when it is not compared at all."""
     kind = content.get("type")
@@ -105,14 +115,22 @@ def _anchors(contents: Sequence[dict[str, Any]]) -> list[tuple[int, Anchor]]:
 @dataclass(slots=True)
 class InboundPlan:
     """What to write for a client's history: ``keep`` (a rewind to that many stored messages, or
-    ``None`` for none) and the ``new`` contents to append after it."""
+    ``None`` for none) and the ``new`` contents to append after it, with the ``notes`` the store
+    keeps beside each (the client's message id; ``None``: nothing)."""
 
     keep: int | None = None
     new: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[dict[str, Any] | None] = field(default_factory=list)
 
     def contents(self) -> list[dict[str, Any]]:
-        """The contents to append in one batch: the rewind marker first when there is one."""
+        """The plan as a log without branches: the rewind marker first when there is one."""
         return self.new if self.keep is None else [rewind_content(self.keep), *self.new]
+
+    def parent_id(self, stored: Sequence[dict[str, Any]]) -> str | None:
+        """The stored message the new ones follow: the last of ``stored`` (the conversation the plan
+        was made on), or with a rewind the last one kept (a new branch); ``None``: none."""
+        kept = stored if self.keep is None else stored[: self.keep]
+        return kept[-1]["id"] if kept else None
 
 
 def plan_inbound(stored: Sequence[dict[str, Any]], inbound: Sequence[Message]) -> InboundPlan:
@@ -131,11 +149,13 @@ def plan_inbound(stored: Sequence[dict[str, Any]], inbound: Sequence[Message]) -
     if not inbound:
         return InboundPlan()
     units: list[dict[str, Any]] = []
+    notes: list[dict[str, Any] | None] = []
     roles: list[str] = []
     for msg in inbound:
         for content in render_message(msg):
+            units.append(content)
             # The client's own message id is kept, so its messages read back under their ids.
-            units.append(annotated(content, message_id=msg.id) if msg.id else content)
+            notes.append({"message_id": msg.id} if msg.id else None)
             roles.append(msg.role)
     s, n = _anchors(stored), _anchors(units)
     k = 0
@@ -147,10 +167,8 @@ def plan_inbound(stored: Sequence[dict[str, Any]], inbound: Sequence[Message]) -
     skip = 0
     while skip < len(new) and anchor(new[skip]) is None and new_roles[skip] != Role.USER:
         skip += 1
-    if k == len(s):
-        return InboundPlan(None, new[skip:])
-    keep = s[k - 1][0] + 1 if k else 0
-    return InboundPlan(keep, new[skip:])
+    keep = None if k == len(s) else (s[k - 1][0] + 1 if k else 0)
+    return InboundPlan(keep, new[skip:], notes[start + skip :])
 
 
 def continue_stored(stored: Sequence[Message], new: Sequence[Message]) -> list[Message]:
@@ -183,6 +201,7 @@ __all__ = [
     "REWIND",
     "InboundPlan",
     "anchor",
+    "branch_messages",
     "continue_stored",
     "effective",
     "interrupted_content",

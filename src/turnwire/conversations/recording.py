@@ -17,13 +17,19 @@ until the end, then its inbound and output messages in one transaction — one i
 
 The recorder picks each message's id and timestamps when it starts (after the task's clock, so
 the stored order is the order of the turn), so the ``parent_task_message`` every frame carries is
-the TaskMessage as stored, id and ``created_at`` included, even before its row exists.
+the TaskMessage as stored, id and ``created_at`` included, even before its row exists. Each
+message it creates follows the one before in its branch (``store.branches``): the first follows
+the message ``Conversation.take_inbound`` names (the branch's last, or after an edit the last one
+kept), else the task's last. Its note (message id, turn, usage, ...) goes beside its content.
+
+The parts: ``recorder_entries`` (a streamed message's state, what each event does),
+``recorder_frames`` (frames and their parents), ``recorder_notes``, ``recorder_writes`` (flushes,
+the last write), ``recorded_run``, ``accumulator``, ``turn_endings``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from functools import partial
@@ -31,238 +37,42 @@ from typing import Any, Final
 
 import orjson
 
+from turnwire.conversations.accumulator import Accumulator, apply_delta, copied
 from turnwire.conversations.pubsub import PubSub
+from turnwire.conversations.recorded_run import RecordedRun, is_run
+from turnwire.conversations.recorder_entries import (
+    DELTA,
+    DELTA_FRAME,
+    DONE,
+    DONE_FRAME,
+    END,
+    FULL_FRAME,
+    IN_PROGRESS,
+    NO_CONTENT,
+    NO_FRAME,
+    START,
+    START_DELTA,
+    START_FRAME,
+    STREAM_OPS,
+    Entry,
+    stream_op,
+)
+from turnwire.conversations.recorder_frames import RecorderFrames
+from turnwire.conversations.recorder_notes import RecorderNotes
+from turnwire.conversations.recorder_writes import RecorderWrites
+from turnwire.conversations.turn_endings import begin_ending, end_ending, settled
 from turnwire.formats.agentex import TaskUpdateEncoder, event_content
-from turnwire.formats.agentex.annotations import KEY as ANNOTATION
-from turnwire.formats.agentex.annotations import annotated, public_record
-from turnwire.formats.agentex.messages import wraps_data
 from turnwire.formats.agentex.updates import reasoning_content, text_content
 from turnwire.model import (
-    DataBlock,
-    DataEvent,
-    Done,
-    ErrorEvent,
     Event,
-    FileEvent,
-    InteractionRequest,
-    InteractionResponse,
-    MessageDelta,
-    MessageEnd,
-    MessageEvent,
-    MessageStart,
-    Thought,
     ThoughtDelta,
-    ThoughtEnd,
     ThoughtStart,
-    ToolCall,
-    ToolResult,
-    Usage,
 )
-from turnwire.store.base import NewRow, RowChange, Store
-from turnwire.store.clock import MS, new_id, now_us, to_iso
-
-log = logging.getLogger("turnwire.conversations.recording")
+from turnwire.store.base import LAST, NewRow, Store
+from turnwire.store.clock import MS, new_id, now_us
 
 FLUSH_INTERVAL: Final = 0.1
-IN_PROGRESS: Final = "IN_PROGRESS"
-DONE: Final = "DONE"
 _closing: set[asyncio.Task[None]] = set()
-SETTLE_SECONDS: Final = 10.0
-# Per task: the turns of this process that have sent their last chunk (done, error, or ended)
-# but are not stored yet. The client may already be sending its next message.
-_ending: dict[str, set[asyncio.Future[None]]] = {}
-
-
-async def settled(task_id: str, timeout: float = SETTLE_SECONDS) -> bool:
-    """Wait (at most ``timeout``) until this process's turns on ``task_id`` that already sent their
-    last chunk are stored. True if there were any: what was read of the task before is stale.
-
-    A chat client acts on a turn's ``error`` chunk at once (the AI SDK throws there and reads no
-    further) while the agent may still be winding down and the recorder writes beside the
-    stream; the next turn must plan against the store with that turn in it."""
-    pending = _ending.get(task_id)
-    if not pending:
-        return False
-    await asyncio.wait(list(pending), timeout=timeout)
-    return True
-
-
-def apply_delta(content: dict[str, Any], delta: dict[str, Any]) -> None:
-    """Add one TaskMessageDelta to an accumulated content (in place). Each call copies the text it
-    extends: for a stream of deltas use ``Accumulator``, which is linear in the message's length."""
-    acc = Accumulator(content)
-    acc.add(delta)
-    acc.settle()
-
-
-class Accumulator:
-    """A streamed content and the delta pieces not yet joined into it.
-
-    ``add`` only appends a piece to a list; ``settle`` joins the pieces into ``content`` (at a
-    flush or when the message ends), so a message of n deltas costs O(n) however long it grows —
-    ``text += delta`` on a string another object also holds copies it every time (O(n²)).
-    """
-
-    __slots__ = ("content", "pieces")
-
-    def __init__(self, content: dict[str, Any]) -> None:
-        self.content = content
-        self.pieces: dict[tuple[str, int], list[str]] = {}
-
-    def add(self, delta: dict[str, Any]) -> bool:
-        """Queue one TaskMessageDelta; ``False`` if it changes nothing this content holds."""
-        kind = delta.get("type")
-        if kind == "text":
-            key, text = ("content", -1), delta.get("text_delta")
-        elif kind == "reasoning_content":
-            key, text = ("content", delta.get("content_index") or 0), delta.get("content_delta")
-        elif kind == "reasoning_summary":
-            key, text = ("summary", delta.get("summary_index") or 0), delta.get("summary_delta")
-        else:
-            return False
-        if not text:
-            return False
-        pieces = self.pieces.get(key)
-        if pieces is None:
-            self.pieces[key] = [text]
-        else:
-            pieces.append(text)
-        return True
-
-    def settle(self) -> dict[str, Any]:
-        """Join the queued pieces into ``content``; returns it."""
-        if not self.pieces:
-            return self.content
-        content = self.content
-        for (key, index), pieces in self.pieces.items():
-            if index < 0:
-                content[key] = (content.get(key) or "") + "".join(pieces)
-                continue
-            parts = list(content.get(key) or [])
-            while len(parts) <= index:
-                parts.append("")
-            parts[index] += "".join(pieces)
-            content[key] = parts
-        self.pieces = {}
-        return content
-
-
-class _Entry:
-    """An output message of a streamed turn: its record's fields, and what is not written yet.
-
-    A streamed message (``text`` True for text, False for reasoning) keeps its deltas as ``pieces``
-    until a flush or its end joins them into ``content``; a whole one (``text`` None) is ``DONE``
-    from the start. ``record`` and ``final`` are the TaskMessages its frames carry (as it started,
-    as it ended), made only when a frame or ``finals`` needs them."""
-
-    __slots__ = (
-        "changes",
-        "content",
-        "created_at",
-        "final",
-        "id",
-        "index",
-        "note",
-        "pieces",
-        "record",
-        "saved",
-        "status",
-        "text",
-        "updated_at",
-    )
-
-    def __init__(
-        self,
-        index: int,
-        content: dict[str, Any],
-        text: bool | None,
-        status: str,
-        stamp: int,
-        note: dict[str, Any],
-    ) -> None:
-        self.index = index
-        self.id = new_id()
-        self.content = content
-        self.text = text
-        self.pieces: list[str] = []
-        self.note = note  # the stored content's annotation (``formats.agentex.annotations``)
-        self.status = status
-        self.created_at = self.updated_at = stamp
-        self.changes = 1  # its creation
-        self.saved = 0  # the version written (0: no row yet)
-        self.record: dict[str, Any] | None = None
-        self.final: dict[str, Any] | None = None
-
-    def settle(self) -> dict[str, Any]:
-        """Join the queued deltas into ``content`` (as ``Accumulator.settle``); returns it."""
-        pieces = self.pieces
-        content = self.content
-        if not pieces:
-            return content
-        joined = pieces[0] if len(pieces) == 1 else "".join(pieces)
-        self.pieces = []
-        if self.text:
-            content["content"] = (content.get("content") or "") + joined
-        else:
-            parts = list(content.get("content") or [""])
-            parts[0] += joined
-            content["content"] = parts
-        return content
-
-    def start_content(self) -> dict[str, Any]:
-        """The content its first frame carried: empty for a streamed message, else the whole one."""
-        if self.text is None:
-            return self.content
-        return text_content("") if self.text else reasoning_content([])
-
-
-# What an event does to the streamed messages (exact classes; subclasses go through ``_stream_op``).
-_START, _DELTA, _END = 1, 2, 3
-_STREAM_OPS: Final[dict[type, tuple[int, bool]]] = {
-    MessageStart: (_START, True),
-    MessageDelta: (_DELTA, True),
-    MessageEnd: (_END, True),
-    ThoughtStart: (_START, False),
-    ThoughtDelta: (_DELTA, False),
-    ThoughtEnd: (_END, False),
-}
-_NOT_STREAM: Final = (0, False)
-# The other events (exact classes), so that finding an event's op is one lookup.
-_STREAM_OPS.update(
-    dict.fromkeys(
-        (
-            MessageEvent,
-            Thought,
-            ToolCall,
-            ToolResult,
-            InteractionRequest,
-            InteractionResponse,
-            DataEvent,
-            FileEvent,
-            Usage,
-            ErrorEvent,
-            Done,
-        ),
-        _NOT_STREAM,
-    )
-)
-_NO_CONTENT: Final = frozenset((Usage, Done))
-"""Events ``event_content`` gives nothing for (exact classes: the common ones, asked first)."""
-# The frames an event gave (``TurnRecorder._step``): none, start, delta, start then delta, done, full.
-_NO_FRAME, _START_FRAME, _DELTA_FRAME, _START_DELTA, _DONE_FRAME, _FULL_FRAME = range(6)
-
-
-def _stream_op(event: Event) -> tuple[int, bool]:
-    """``_STREAM_OPS`` for a subclass of a stream event, in ``TaskUpdateEncoder.encode``'s order."""
-    if isinstance(event, MessageStart | ThoughtStart):
-        return _START, isinstance(event, MessageStart)
-    if isinstance(event, MessageDelta):
-        return _DELTA, True
-    if isinstance(event, ThoughtDelta):
-        return _DELTA, False
-    if isinstance(event, MessageEnd | ThoughtEnd):
-        return _END, isinstance(event, MessageEnd)
-    return _NOT_STREAM
 
 
 def _never(topic: str) -> bool:
@@ -273,7 +83,7 @@ def _always(topic: str) -> bool:
     return True
 
 
-class TurnRecorder:
+class TurnRecorder(RecorderFrames, RecorderNotes, RecorderWrites):
     """Stores one turn on ``task_id`` — ``inbound`` contents first, then the turn's output — and
     publishes its TaskMessageUpdate frames.
 
@@ -314,6 +124,14 @@ class TurnRecorder:
         self.task_id = task_id
         self.pubsub = pubsub
         self.inbound = list(inbound)
+        # What ``Conversation.take_inbound`` knows beside the contents: their notes, and the message
+        # the first of them (else the turn's first output) follows (``LAST``: the task's last).
+        notes = getattr(inbound, "notes", None)
+        self._inbound_notes: list[dict[str, Any] | None] = (
+            list(notes) if notes else [None] * len(self.inbound)
+        )
+        self._parent: str | None = getattr(inbound, "parent_id", LAST)
+        self._tip = self._parent  # the parent of the next message this recorder creates
         self.batch = batch
         self.flush_interval = flush_interval
         # ``listened(topic)``: whether a frame published now would reach anyone. A pub/sub that
@@ -321,16 +139,16 @@ class TurnRecorder:
         self._listened = _never if pubsub is None else getattr(pubsub, "listened", _always)
         self._finals: list[Any] = []  # records (batch) or finished entries (streamed)
         self._frames: list[dict[str, Any]] | None = []
-        self._step = _NO_FRAME
-        self._step_entry: _Entry | None = None
+        self._step = NO_FRAME
+        self._step_entry: Entry | None = None
         self._step_event: Any = None
         self._collected: dict[int, Accumulator] = {}  # batch: every output content, by index
-        self._entries: dict[int, _Entry] = {}  # streamed: open or not yet written, by index
-        self._open_messages: dict[str, _Entry] = {}  # streamed, by event id
-        self._open_thoughts: dict[str, _Entry] = {}
+        self._entries: dict[int, Entry] = {}  # streamed: open or not yet written, by index
+        self._open_messages: dict[str, Entry] = {}  # streamed, by event id
+        self._open_thoughts: dict[str, Entry] = {}
         self._next_index = 0
         self._inbound_rows: list[NewRow] = []
-        self._note_json: tuple[dict[str, Any], bytes] | None = None
+        self._note_json: tuple[dict[str, Any], str] | None = None
         self._clock = 0
         self._known_clock = clock
         self._lock = asyncio.Lock()
@@ -345,7 +163,7 @@ class TurnRecorder:
             self._note["turn"] = turn_id
         self._event_note: dict[str, Any] = self._note
         self._thoughts = 0
-        self._last: _Entry | None = None
+        self._last: Entry | None = None
         self._batch_notes: dict[int, dict[str, Any]] = {}
         self.usage: dict[str, Any] | None = None
         self.stop_reason: str | None = None
@@ -373,7 +191,7 @@ class TurnRecorder:
         A ``TurnRun`` comes back as a ``RecordedRun`` that keeps its ``pull``, so a recorded stream
         still sends what is buffered in one write and pays nothing per event for keepalive.
         """
-        if _is_run(events):
+        if is_run(events):
             return RecordedRun(self, events)
         return self._record_events(events)
 
@@ -408,9 +226,13 @@ class TurnRecorder:
         known = self._known_clock
         self._clock = await self.store.message_clock(self.task_id) if known is None else known
         inbound, self.inbound = self.inbound, []
-        for content in inbound:
+        for content, note in zip(inbound, self._inbound_notes, strict=True):
             stamp = self._stamp()
-            self._inbound_rows.append(NewRow(new_id(), _json(content), DONE, stamp, stamp))
+            row = NewRow(
+                new_id(), _json(content), DONE, stamp, stamp, _json(note) if note else None, self._tip
+            )
+            self._inbound_rows.append(row)
+            self._tip = row.id
         if inbound:
             self._schedule()
 
@@ -430,16 +252,16 @@ class TurnRecorder:
     def _stream_event(self, event: Event) -> None:
         """One event of a streamed turn: tracked for the store, its frames published if anyone
         listens (built later, if asked for, from what this leaves in ``_step``)."""
-        action, text = _STREAM_OPS.get(event.__class__) or _stream_op(event)
+        action, text = STREAM_OPS.get(event.__class__) or stream_op(event)
         entry = None
-        if action == _DELTA:
+        if action == DELTA:
             opened = self._open_messages if text else self._open_thoughts
             entry = opened.get(event.id)  # type: ignore[union-attr]
             if entry is None:  # a delta without its start opens the message itself
                 entry = self._open(event, text, opened)
-                step = _START_DELTA
+                step = START_DELTA
             else:
-                step = _DELTA_FRAME
+                step = DELTA_FRAME
             piece = event.delta  # type: ignore[union-attr]
             # Every delta schedules a flush: a message that streams slower than the flush
             # interval is still written at least every interval while it streams.
@@ -448,30 +270,30 @@ class TurnRecorder:
                 entry.changes += 1
                 if self._writer is None:
                     self._schedule()
-        elif action == _START:
+        elif action == START:
             opened = self._open_messages if text else self._open_thoughts
             if event.id in opened:  # type: ignore[union-attr]
-                step = _NO_FRAME
+                step = NO_FRAME
             else:
                 entry = self._open(event, text, opened)
-                step = _START_FRAME
-        elif action == _END:
+                step = START_FRAME
+        elif action == END:
             opened = self._open_messages if text else self._open_thoughts
             entry = opened.pop(event.id, None)  # type: ignore[union-attr]
             if entry is None:
-                step = _NO_FRAME
+                step = NO_FRAME
             else:
                 self._close(entry)
-                step = _DONE_FRAME
+                step = DONE_FRAME
         else:
             note = self._note_for(event)
-            content = None if event.__class__ in _NO_CONTENT else event_content(event)
+            content = None if event.__class__ in NO_CONTENT else event_content(event)
             if content is None:
-                step = _NO_FRAME
+                step = NO_FRAME
             else:
                 entry = self._add(content, None, DONE, note)
                 self._finals.append(entry)
-                step = _FULL_FRAME
+                step = FULL_FRAME
         self._step = step
         self._step_entry = entry
         self._step_event = event
@@ -481,7 +303,7 @@ class TurnRecorder:
             for frame in self.last_frames:
                 publish(self.task_id, frame)
 
-    def _open(self, event: Event, text: bool, opened: dict[str, _Entry]) -> _Entry:
+    def _open(self, event: Event, text: bool, opened: dict[str, Entry]) -> Entry:
         """A streamed message starts (``text``: text, else reasoning)."""
         note = self._note
         if note and not text and (event.__class__ is ThoughtStart or event.__class__ is ThoughtDelta):
@@ -493,87 +315,26 @@ class TurnRecorder:
             stamp = self._clock + MS
         self._clock = stamp
         content = text_content("") if text else reasoning_content([])
-        entry = _Entry(index, content, text, IN_PROGRESS, stamp, note)
+        entry = Entry(index, content, text, IN_PROGRESS, stamp, note, self._tip)
+        self._tip = entry.id
         self._entries[index] = opened[event.id] = self._last = entry  # type: ignore[union-attr]
         if self._writer is None:
             self._schedule()
         return entry
 
-    def _add(self, content: dict[str, Any], text: bool | None, status: str, note: dict[str, Any]) -> _Entry:
+    def _add(self, content: dict[str, Any], text: bool | None, status: str, note: dict[str, Any]) -> Entry:
         index = self._next_index
         self._next_index = index + 1
         stamp = now_us()  # ``_stamp``
         if stamp <= self._clock:
             stamp = self._clock + MS
         self._clock = stamp
-        entry = self._entries[index] = self._last = _Entry(index, content, text, status, stamp, note)
+        entry = Entry(index, content, text, status, stamp, note, self._tip)
+        self._entries[index] = self._last = entry
+        self._tip = entry.id
         if self._writer is None:
             self._schedule()
         return entry
-
-    def _build_frames(self) -> list[dict[str, Any]]:
-        """The frames of the last streamed event (``_stream_event``), parents filled in."""
-        step, entry = self._step, self._step_entry
-        if entry is None or step == _NO_FRAME:
-            return []
-        index = entry.index
-        if step == _DELTA_FRAME:
-            return [self._delta_frame(entry, self._started(entry))]
-        if step == _DONE_FRAME:
-            return [{"type": "done", "index": index, "parent_task_message": self._final(entry)}]
-        record = self._started(entry)
-        if step == _FULL_FRAME:
-            return [{"type": "full", "index": index, "parent_task_message": record, "content": entry.content}]
-        start = {"type": "start", "index": index, "parent_task_message": record, "content": record["content"]}
-        if step == _START_FRAME:
-            return [start]
-        # A delta that opened its message went out before the message had its TaskMessage (as
-        # ``TaskUpdateEncoder`` builds both frames at once): no parent on it.
-        return [start, self._delta_frame(entry, None)]
-
-    def _delta_frame(self, entry: _Entry, parent: dict[str, Any] | None) -> dict[str, Any]:
-        piece = self._step_event.delta
-        if entry.text:
-            delta = {"type": "text", "text_delta": piece}
-        else:
-            delta = {"type": "reasoning_content", "content_index": 0, "content_delta": piece}
-        return {"type": "delta", "index": entry.index, "parent_task_message": parent, "delta": delta}
-
-    def _started(self, entry: _Entry) -> dict[str, Any]:
-        """The TaskMessage as the message started (its frames' parent until it ends)."""
-        record = entry.record
-        if record is None:
-            created = to_iso(entry.created_at)
-            record = entry.record = {
-                "id": entry.id,
-                "task_id": self.task_id,
-                "content": entry.start_content(),
-                "streaming_status": IN_PROGRESS if entry.text is not None else DONE,
-                "created_at": created,
-                "updated_at": created,
-            }
-        return record
-
-    def _final(self, entry: _Entry) -> dict[str, Any]:
-        """The TaskMessage as the message ended (a whole message's: as it started)."""
-        final = entry.final
-        if final is None:
-            if entry.text is None:
-                final = self._started(entry)
-            else:
-                created = to_iso(entry.created_at)
-                final = {
-                    "id": entry.id,
-                    "task_id": self.task_id,
-                    "content": entry.settle(),
-                    "streaming_status": DONE,
-                    "created_at": created,
-                    "updated_at": created
-                    if entry.updated_at == entry.created_at
-                    else to_iso(entry.updated_at),
-                }
-            entry.final = final
-        return final
 
     async def end(self, events: AsyncIterator[Event]) -> None:
         """After the last event, or when the stream is closed early: close ``events`` and store
@@ -589,73 +350,12 @@ class TurnRecorder:
 
     def _mark_ending(self) -> None:
         if self._ending is None and not self.batch:
-            self._ending = asyncio.get_running_loop().create_future()
-            _ending.setdefault(self.task_id, set()).add(self._ending)
+            self._ending = begin_ending(self.task_id)
 
     def _ended(self) -> None:
         ending, self._ending = self._ending, None
-        if ending is None:
-            return
-        ending.set_result(None)
-        pending = _ending.get(self.task_id)
-        if pending is not None:
-            pending.discard(ending)
-            if not pending:
-                del _ending[self.task_id]
-
-    def _note_for(self, event: Event) -> dict[str, Any]:
-        """The annotation of the content(s) ``event`` starts; also notes usage and stop reason.
-        A recorder told neither message nor turn (a library caller's) annotates nothing."""
-        cls = event.__class__
-        if cls is Done or cls is ErrorEvent:
-            self._mark_ending()
-        if not self._note:
-            return self._note
-        if cls is ThoughtStart or cls is ThoughtDelta:  # a delta here opened its part itself
-            return {**self._note, "part_id": event.id}  # type: ignore[union-attr]
-        if cls is Thought:
-            # The UI Message Stream's id for a one-piece thought (``UIStreamEncoder._thought``).
-            self._thoughts += 1
-            return {**self._note, "part_id": f"reasoning-{self._thoughts}"}
-        if cls is DataEvent:
-            extra: dict[str, Any] = {}
-            if wraps_data(DataBlock(event.data, event.name)):  # type: ignore[union-attr]
-                extra["wrapped"] = True
-            if event.transient:  # type: ignore[union-attr]
-                extra["transient"] = True
-            return {**self._note, **extra} if extra else self._note
-        if cls is ErrorEvent and event.detail is not None:  # type: ignore[union-attr]
-            return {**self._note, "error_detail": event.detail}  # type: ignore[union-attr]
-        if (cls is ToolCall or cls is ToolResult) and event.render is not None:  # type: ignore[union-attr]
-            return {**self._note, "render": event.render}  # type: ignore[union-attr]
-        if cls is Usage:
-            usage = {
-                "input": event.input,  # type: ignore[union-attr]
-                "output": event.output,  # type: ignore[union-attr]
-                "total": event.total,  # type: ignore[union-attr]
-                "cost": event.cost,  # type: ignore[union-attr]
-            }
-            self.usage = {k: v for k, v in usage.items() if v is not None} or None
-        elif cls is Done and event.stop_reason is not None:  # type: ignore[union-attr]
-            self.stop_reason = event.stop_reason  # type: ignore[union-attr]
-        return self._note
-
-    def _turn_end(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        if self.usage:
-            out["usage"] = self.usage
-        if self.stop_reason is not None:
-            out["stop_reason"] = self.stop_reason
-        return out
-
-    def _note_turn_end(self) -> None:
-        """Usage and stop reason go on the turn's last content (written again if it already was)."""
-        last, end = self._last, self._turn_end()
-        if last is None or not end or not self._note:
-            return
-        last.note = {**last.note, **end}
-        last.changes += 1
-        self._entries.setdefault(last.index, last)
+        if ending is not None:
+            end_ending(self.task_id, ending)
 
     def _collect(self, frame: dict[str, Any]) -> None:
         kind, index = frame["type"], frame["index"]
@@ -664,7 +364,7 @@ class TurnRecorder:
             if acc is not None:
                 acc.add(frame["delta"])
         elif kind in ("start", "full"):
-            self._collected[index] = Accumulator(_copied(frame["content"]))
+            self._collected[index] = Accumulator(copied(frame["content"]))
             self._batch_notes[index] = self._event_note
 
     def _stamp(self) -> int:
@@ -675,7 +375,7 @@ class TurnRecorder:
         self._clock = stamp
         return stamp
 
-    def _close(self, entry: _Entry) -> None:
+    def _close(self, entry: Entry) -> None:
         entry.status = DONE
         now = now_us()
         entry.updated_at = now if now > entry.updated_at else entry.updated_at + 1
@@ -683,213 +383,6 @@ class TurnRecorder:
         if entry.pieces:
             entry.settle()
         self._finals.append(entry)
-
-    def _schedule(self) -> None:
-        """Arm the next flush: a timer, so a turn that ends before it costs no task and no sleep."""
-        if self._writer is None and not (self._closed or self._failing):
-            loop = asyncio.get_running_loop()
-            delay = self._last_flush + self.flush_interval - time.monotonic()
-            if delay > 0:
-                self._writer = self._timer = loop.call_later(delay, self._due)
-            else:
-                self._writer = loop.create_task(self._write_soon())
-
-    def _due(self) -> None:
-        self._timer = None
-        self._writer = asyncio.get_running_loop().create_task(self._write_soon())
-
-    async def _write_soon(self) -> None:
-        """Flush every ``flush_interval`` while anything is pending; never delays the stream."""
-        try:
-            while not self._closed:
-                delay = self._last_flush + self.flush_interval - time.monotonic()
-                if delay > 0:
-                    self._sleeping = True
-                    try:
-                        await asyncio.sleep(delay)
-                    finally:
-                        self._sleeping = False
-                if self._closed:
-                    return
-                try:
-                    await self.flush()
-                except Exception:
-                    # Retried by the turn's last flush; until then the stream goes on undisturbed.
-                    self._failing = True
-                    log.exception(
-                        "could not write task %s's messages; retrying at the turn's end", self.task_id
-                    )
-                    return
-                if not self._inbound_rows and all(e.saved == e.changes for e in self._entries.values()):
-                    return
-        finally:
-            self._writer = None
-
-    async def flush(self) -> None:
-        """Write everything pending in one transaction: new messages (the client's first, then the
-        turn's, in order) and the content and status of those already written.
-
-        Each content is stored with its annotation (``_json_noted``); the annotation's JSON is made
-        once per note (a turn's contents mostly share one) and spliced into the content's."""
-        async with self._lock:
-            self._last_flush = time.monotonic()
-            new, changed, written = list(self._inbound_rows), [], []
-            inbound = len(new)
-            now = now_us()
-            dumps = orjson.dumps
-            noted = self._note_json
-            for entry in self._entries.values():
-                version, saved = entry.changes, entry.saved
-                if saved == version:
-                    continue
-                if entry.status == IN_PROGRESS and (saved or version > 1):
-                    entry.updated_at = now if now > entry.updated_at else entry.updated_at + 1
-                content = entry.settle() if entry.pieces else entry.content
-                note = entry.note
-                if not note:
-                    text = dumps(content).decode()
-                else:
-                    body = dumps(content)
-                    if len(body) <= 2 or ANNOTATION in content:
-                        text = _json_noted(content, note)
-                    else:
-                        if noted is None or noted[0] is not note:
-                            # Holding the note keeps its identity from being reused by another dict.
-                            noted = (note, _ANNOTATION_KEY + dumps(note) + b"}")
-                        text = (body[:-1] + noted[1]).decode()
-                if saved:
-                    changed.append(_row(RowChange, (entry.id, text, entry.status, entry.updated_at)))
-                else:
-                    row = (entry.id, text, entry.status, entry.created_at, entry.updated_at)
-                    new.append(_row(NewRow, row))
-                written.append((entry, version))
-            self._note_json = noted
-            if not new and not changed:
-                return
-            await self.store.write_flush(self.task_id, new, changed)
-            del self._inbound_rows[:inbound]
-            entries = self._entries
-            for entry, version in written:
-                entry.saved = version
-                if entry.status == DONE and version == entry.changes:
-                    del entries[entry.index]
-
-    async def _finish(self, events: AsyncIterator[Event]) -> None:
-        try:
-            await self._store_rest(events)
-        finally:
-            self._ended()
-
-    async def _store_rest(self, events: AsyncIterator[Event]) -> None:
-        aclose = getattr(events, "aclose", None)
-        if aclose is not None:
-            try:
-                await aclose()
-            except Exception:
-                log.exception("closing a turn's events failed")
-        if self.batch:
-            await self._store_batch()
-            return
-        self._closed = True
-        if self._timer is not None:
-            self._timer.cancel()
-            self._writer = self._timer = None
-        elif self._writer is not None and self._sleeping:
-            self._writer.cancel()
-        cut = [e for e in self._entries.values() if e.status == IN_PROGRESS]
-        for entry in cut:
-            self._close(entry)
-        self._note_turn_end()
-        try:
-            await self.flush()
-        except Exception:
-            log.exception("could not store the end of a turn on task %s", self.task_id)
-            return
-        if cut and self._listened(self.task_id):
-            for entry in cut:
-                self.pubsub.publish(  # type: ignore[union-attr]
-                    self.task_id,
-                    {"type": "done", "index": entry.index, "parent_task_message": self._final(entry)},
-                )
-
-    async def _store_batch(self) -> None:
-        inbound, self.inbound = self.inbound, []
-        indexes = sorted(self._collected)
-        notes = [dict(self._batch_notes.get(i) or {}) for i in indexes]
-        if notes:
-            notes[-1].update(self._turn_end())
-        outputs_in = [
-            annotated(self._collected[i].settle(), **note) for i, note in zip(indexes, notes, strict=True)
-        ]
-        contents = [*inbound, *outputs_in]
-        self._collected = {}
-        if not contents:
-            return
-        stored = await self.store.create_messages(self.task_id, contents, streaming_status=DONE)
-        outputs = [public_record(r) for r in stored[len(inbound) :]]
-        self._finals.extend(outputs)
-        if self._listened(self.task_id):
-            for index, record in zip(indexes, outputs, strict=True):
-                self.pubsub.publish(  # type: ignore[union-attr]
-                    self.task_id,
-                    {
-                        "type": "full",
-                        "index": index,
-                        "content": record["content"],
-                        "parent_task_message": record,
-                    },
-                )
-
-
-class RecordedRun:
-    """A ``TurnRun`` seen through a ``TurnRecorder``: the same events, ``pull`` and
-    ``stop_reason``, each event tracked by the recorder as it is delivered."""
-
-    __slots__ = ("_begun", "_ended", "_on_event", "_pull", "_recorder", "_run")
-
-    def __init__(self, recorder: TurnRecorder, run: Any) -> None:
-        self._recorder = recorder
-        self._run = run
-        self._pull = run.pull
-        self._on_event = recorder._on_event
-        self._begun = self._ended = False
-
-    @property
-    def stop_reason(self) -> str | None:
-        return self._run.stop_reason
-
-    def __aiter__(self) -> RecordedRun:
-        return self
-
-    def __anext__(self) -> Any:
-        return self.pull(None)
-
-    async def pull(self, timeout: float | None) -> Event | None:
-        """As ``TurnRun.pull``; the recording ends when the run does."""
-        if not self._begun:
-            self._begun = True
-            await self._recorder.begin()
-        try:
-            event = await self._pull(timeout)
-        except StopAsyncIteration:
-            await self.aclose()
-            raise
-        if event is not None:
-            self._on_event(event)
-        return event
-
-    def cancel(self) -> None:
-        """As ``TurnRun.cancel``: the agent stops and the stream ends ``cancelled``, recorded."""
-        self._run.cancel()
-
-    async def aclose(self) -> None:
-        if self._ended:
-            return
-        self._ended = True
-        if not self._begun:
-            self._begun = True
-            await self._recorder.begin()
-        await self._recorder.end(self._run)
 
 
 def _closed(waiter: asyncio.Future[None], closing: asyncio.Task[None]) -> None:
@@ -905,41 +398,8 @@ def _closed(waiter: asyncio.Future[None], closing: asyncio.Task[None]) -> None:
         waiter.set_result(None)
 
 
-def _is_run(events: Any) -> bool:
-    """``isinstance(events, runtime.runner.EventRun)`` without the protocol check's cost (~20 µs
-    a call: it looks the protocol's members up anew every time): the same members, tested."""
-    return (
-        hasattr(events, "pull")
-        and hasattr(events, "stop_reason")
-        and hasattr(events, "aclose")
-        and hasattr(events, "__anext__")
-        and hasattr(events, "__aiter__")
-    )
-
-
-def _copied(value: Any) -> Any:
-    """A deep copy of a JSON value (dicts, lists, scalars): ``copy.deepcopy`` without its memo,
-    several times faster on the small contents every streamed message starts with."""
-    kind = type(value)
-    if kind is dict:
-        return {k: _copied(v) if type(v) in _CONTAINERS else v for k, v in value.items()}
-    if kind is list:
-        return [_copied(v) if type(v) in _CONTAINERS else v for v in value]
-    return value
-
-
-_CONTAINERS: Final = frozenset((dict, list))
-
-
 def _json(content: dict[str, Any]) -> str:
     return orjson.dumps(content).decode()
 
 
-_ANNOTATION_KEY: Final = b"," + orjson.dumps(ANNOTATION) + b":"
-_row: Final = tuple.__new__
-"""``NewRow(...)``/``RowChange(...)`` from a tuple of its fields, without the named tuple's
-``__new__`` (a Python function) per row."""
-
-
-def _json_noted(content: dict[str, Any], note: dict[str, Any]) -> str:
-    return orjson.dumps({**content, ANNOTATION: note} if note else content).decode()
+__all__ = ["Accumulator", "RecordedRun", "TurnRecorder", "apply_delta", "settled"]

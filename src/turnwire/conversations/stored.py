@@ -10,11 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from turnwire.conversations.planning import InboundPlan, continue_stored, effective, plan_inbound, to_messages
+from turnwire.conversations.planning import InboundPlan, branch_messages, continue_stored, plan_inbound
 from turnwire.model import Message
-from turnwire.store.base import Store
+from turnwire.store.base import LAST, Store, StoredMessage
 
-PAGE: Final = 10_000
 DONE: Final = "DONE"
 
 
@@ -24,14 +23,27 @@ async def task_for_session(store: Store, session_id: str) -> dict[str, Any]:
     return (await store.session_task(session_id)).task
 
 
+async def read_conversation(store: Store, task_id: str, leaf_id: str | None = None) -> list[StoredMessage]:
+    """The task's conversation: one branch (``store.branches``; default the latest), oldest first,
+    each message with its note."""
+    return await store.read_branch(task_id, leaf_id)
+
+
 async def stored_conversation(store: Store, task_id: str) -> list[dict[str, Any]]:
-    """The task's TaskMessages, oldest first, with rewinds applied (``conversation.effective``)."""
-    records: list[dict[str, Any]] = []
-    while True:
-        page = await store.list_messages(task_id, limit=PAGE, offset=len(records), descending=False)
-        records.extend(page)
-        if len(page) < PAGE:
-            return effective(records)
+    """The TaskMessages of the task's latest branch, oldest first."""
+    return [m.record for m in await read_conversation(store, task_id)]
+
+
+class Inbound(list[dict[str, Any]]):
+    """The contents ``Conversation.take_inbound`` gives the recorder, and beside them their
+    ``notes`` and the stored message the first new one follows (``parent_id``; ``None``: none)."""
+
+    def __init__(
+        self, contents: list[dict[str, Any]], notes: list[dict[str, Any] | None], parent_id: str | None
+    ) -> None:
+        super().__init__(contents)
+        self.notes = notes
+        self.parent_id = parent_id
 
 
 @dataclass(slots=True)
@@ -46,22 +58,31 @@ class Conversation:
     """The task's message clock as read with the task (``TurnRecorder``'s ``clock``), if it was."""
     stored: list[dict[str, Any]] = field(default_factory=list)
     """The task's conversation (TaskMessages) as read when the turn started."""
+    parent_id: str | None = None
+    """The stored message the turn's first new message follows (``InboundPlan.parent_id``)."""
 
     @property
     def task_id(self) -> str:
         return self.task["id"]
 
-    def take_inbound(self) -> list[dict[str, Any]]:
-        """The contents to store for the client's new messages; empty on every later call, so they
-        are written once however often this is called."""
-        new = self.plan.contents()
-        self.plan = InboundPlan()
-        return new
+    def take_inbound(self) -> Inbound:
+        """The contents to store for the client's new messages, with their notes and parent; empty
+        on every later call, so they are written once however often this is called (the turn's
+        output then follows the last message written)."""
+        plan, self.plan = self.plan, InboundPlan()
+        inbound = Inbound(plan.new, plan.notes, self.parent_id)
+        if plan.new:
+            self.parent_id = LAST
+        return inbound
 
     async def commit(self, store: Store) -> list[dict[str, Any]]:
         """Store the client's new messages (one transaction); returns the stored TaskMessages."""
         new = self.take_inbound()
-        return await store.create_messages(self.task_id, new, streaming_status=DONE) if new else []
+        if not new:
+            return []
+        return await store.create_messages(
+            self.task_id, new, streaming_status=DONE, notes=new.notes, parent_id=new.parent_id
+        )
 
 
 async def open_conversation(
@@ -77,7 +98,7 @@ async def open_conversation(
     found = await store.session_task(session_id)
     # A task this call just created has nothing to read: whatever another request wrote since came
     # after this one's creation, so reading at creation time (empty) is as correct.
-    current = [] if found.created else await stored_conversation(store, found.task["id"])
+    current = [] if found.created else await read_conversation(store, found.task["id"])
     conversation = _conversation(found.task, current, messages, from_store)
     conversation.clock = found.clock
     return conversation
@@ -87,12 +108,13 @@ async def conversation_on_task(
     store: Store, task: dict[str, Any], messages: list[Message], *, from_store: bool = False
 ) -> Conversation:
     """``open_conversation`` for a task already found (``message/send`` names its task directly)."""
-    return _conversation(task, await stored_conversation(store, task["id"]), messages, from_store)
+    return _conversation(task, await read_conversation(store, task["id"]), messages, from_store)
 
 
 def _conversation(
-    task: dict[str, Any], current: list[dict[str, Any]], messages: list[Message], from_store: bool
+    task: dict[str, Any], current: list[StoredMessage], messages: list[Message], from_store: bool
 ) -> Conversation:
-    contents = [r["content"] for r in current]
-    history = continue_stored(to_messages(current), messages) if from_store else messages
-    return Conversation(task, history, plan_inbound(contents, history), stored=current)
+    records = [m.record for m in current]
+    history = continue_stored(branch_messages(current), messages) if from_store else messages
+    plan = plan_inbound([r["content"] for r in records], history)
+    return Conversation(task, history, plan, stored=records, parent_id=plan.parent_id(records))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, TypeVar
 
 import anyio
@@ -22,7 +22,7 @@ class _Failure:
         self.exc = exc
 
 
-async def with_keepalive(source: AsyncIterator[T], interval: float | None) -> AsyncIterator[T | None]:
+async def with_keepalive(source: AsyncIterator[T], interval: float | None) -> AsyncGenerator[T | None, None]:
     """Yield what ``source`` yields, plus ``None`` after every ``interval`` seconds of silence.
 
     Items are never dropped or reordered, and ``source`` is never asked for an item before the
@@ -94,6 +94,6 @@ async def with_keepalive(source: AsyncIterator[T], interval: float | None) -> As
 
 
 def _forget(task: asyncio.Future[Any]) -> None:
-    _orphans.discard(task)  # type: ignore[arg-type]
+    _orphans.discard(task)
     if not task.cancelled():
         task.exception()  # retrieved, so asyncio does not log "never retrieved"

@@ -33,13 +33,7 @@ from turnwire.model import (
 _MESSAGE: Final = 0
 _THOUGHT: Final = 1
 
-# event class -> (namespace, role): role 1 = start, 3 = end (deltas are handled before the lookup).
-_LIFECYCLE: Final[dict[type, tuple[int, int]]] = {
-    MessageStart: (_MESSAGE, 1),
-    MessageEnd: (_MESSAGE, 3),
-    ThoughtStart: (_THOUGHT, 1),
-    ThoughtEnd: (_THOUGHT, 3),
-}
+# By namespace: the start and end events of a part.
 _STARTS: Final = (MessageStart, ThoughtStart)
 _ENDS: Final = (MessageEnd, ThoughtEnd)
 
@@ -59,28 +53,29 @@ class TurnGuard:
     def accept(self, event: Event) -> Event | tuple[Event, ...] | None:
         """What to emit for one (already validated) agent event: the event itself, a tuple of
         events (repairs first), or ``None`` to emit nothing."""
+        # ``type(event) is C`` tests the exact class (events are never subclassed) as cheaply as a
+        # lookup, and narrows ``event`` for the type checker. Deltas first: most events are one.
         kind = type(event)
-        if kind is MessageDelta or kind is ThoughtDelta:  # most events: a delta of an open part
-            key = (_MESSAGE if kind is MessageDelta else _THOUGHT, event.id)  # type: ignore[union-attr]
-            if key in self._open:
+        if type(event) is MessageDelta or type(event) is ThoughtDelta:
+            key = (_MESSAGE if kind is MessageDelta else _THOUGHT, event.id)
+            if key in self._open:  # a delta of an open part
                 return event
             self._open[key] = None
             return (_STARTS[key[0]](key[1]), event)
-        lifecycle = _LIFECYCLE.get(kind)
-        if lifecycle is not None:
-            namespace, role = lifecycle
-            key = (namespace, event.id)  # type: ignore[union-attr]
-            if role == 1:
-                if key in self._open:
-                    return (_ENDS[namespace](event.id), event)  # type: ignore[union-attr]
-                self._open[key] = None
-                return event
+        if type(event) is MessageStart or type(event) is ThoughtStart:
+            key = (_MESSAGE if kind is MessageStart else _THOUGHT, event.id)
+            if key in self._open:
+                return (_ENDS[key[0]](event.id), event)
+            self._open[key] = None
+            return event
+        if type(event) is MessageEnd or type(event) is ThoughtEnd:
+            key = (_MESSAGE if kind is MessageEnd else _THOUGHT, event.id)
             if key in self._open:
                 del self._open[key]
                 return event
             return None
-        if kind is Done:
-            reason = event.stop_reason  # type: ignore[union-attr]
+        if type(event) is Done:
+            reason = event.stop_reason
             if reason is not None and reason.strip():
                 self.stop_reason = reason
             return None

@@ -77,7 +77,8 @@ class EventRun(Protocol):
     ready; ``stop_reason`` is set once the final event was delivered; ``aclose`` stops the turn.
     """
 
-    stop_reason: str | None
+    @property
+    def stop_reason(self) -> str | None: ...  # read-only here: a wrapper may pass its run's through
 
     def __aiter__(self) -> AsyncIterator[Event]: ...
 
@@ -208,7 +209,7 @@ class TurnRun(AsyncGenerator[Event, None]):
             self._failure = task.exception()
         self._chan.close()
 
-    async def _stream(self) -> AsyncIterator[Event | None]:
+    async def _stream(self) -> AsyncGenerator[Event | None, None]:
         guard = TurnGuard(self.ctx.trace_id or None)
         if self.cancel_requested:  # cancelled before the first event was asked for
             self.cancelled = True
@@ -247,11 +248,11 @@ class TurnRun(AsyncGenerator[Event, None]):
                 out = accept(item)
                 if out is None:
                     continue
-                if type(out) is tuple:
+                if isinstance(out, tuple):  # repairs first (no event class is a tuple)
                     for event in out:
                         yield event
                 else:
-                    yield out  # type: ignore[misc]
+                    yield out
             if tail is None:
                 tail = self._tail(guard, task)
             for event in tail[:-1]:

@@ -28,22 +28,27 @@ from turnwire.model import (
     Usage,
 )
 
+# Each check takes the class it is registered for (``CHECKS``) and tests that the fields really hold
+# what the class declares: an agent can build an event with anything in them.
 
-def _id(event: object) -> str | None:
-    value = event.id  # type: ignore[attr-defined]
+
+def _id(
+    event: MessageStart | MessageEnd | ThoughtStart | ThoughtEnd | InteractionRequest | InteractionResponse,
+) -> str | None:
+    value = event.id
     return None if isinstance(value, str) and value else "id must be a non-empty string"
 
 
-def _id_delta(event: object) -> str | None:
+def _id_delta(event: MessageDelta | ThoughtDelta) -> str | None:
     # The most frequent event: _id inlined.
-    if not isinstance(event.delta, str):  # type: ignore[attr-defined]
+    if not isinstance(event.delta, str):
         return "delta must be a string"
-    value = event.id  # type: ignore[attr-defined]
+    value = event.id
     return None if isinstance(value, str) and value else "id must be a non-empty string"
 
 
-def _text(event: object) -> str | None:
-    return None if isinstance(event.text, str) else "text must be a string"  # type: ignore[attr-defined]
+def _text(event: MessageEvent | Thought) -> str | None:
+    return None if isinstance(event.text, str) else "text must be a string"
 
 
 def _optional(value: object, kind: type | tuple[type, ...]) -> bool:

@@ -277,10 +277,10 @@ class WarmStarts:
             while True:
                 # Bound once per source, not looked up per event.
                 asend = getattr(source, "asend", None)
-                step = source.__anext__ if asend is None else None
+                step = source.__anext__
                 while True:
                     try:
-                        event = await (step() if step is not None else asend(send))
+                        event: Event = await (step() if asend is None else asend(send))
                     except StopAsyncIteration:
                         break
                     send = None

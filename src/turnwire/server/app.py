@@ -16,6 +16,7 @@ from turnwire.server.doors.agentex.conversation import router as conversations_r
 from turnwire.server.doors.agentex.task_stream import router as task_stream_router
 from turnwire.server.doors.agui.routes import agui_router
 from turnwire.server.doors.openai.routes import openai_router
+from turnwire.server.doors.responses.routes import responses_router
 from turnwire.server.doors.vercel.routes import chat_router
 from turnwire.server.http.cors import install_browser_policy
 from turnwire.server.http.errors import install_error_handlers
@@ -72,7 +73,7 @@ def create_router(
     # The turn doors: their routes made with the key check and put on this router as they are.
     # An included route is matched through its included router (FastAPI matches every level
     # twice) and, in FastAPI 0.13x, has its request handler built again on every request.
-    for doors in (invoke_router, chat_router, agui_router, openai_router, a2a_router):
+    for doors in (invoke_router, chat_router, agui_router, openai_router, responses_router, a2a_router):
         router.routes.extend(doors(bound).routes)
     # The rest included once each, with the key check.
     for routes in (catalog_router(), agentex.router, conversations_router, task_stream_router):

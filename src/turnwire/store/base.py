@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol, runtime_checkable
+from typing import Any, Final, NamedTuple, Protocol, runtime_checkable
 
 from turnwire.model import Message
 from turnwire.store.filters import MessageFilter
 
+LAST: Final = "*last*"
+"""``create_messages``' default ``parent_id``: hang the first new message on the task's last one."""
 TERMINAL_STATUSES = frozenset(("COMPLETED", "FAILED", "CANCELED", "TERMINATED", "TIMED_OUT"))
 TASK_STATUSES = frozenset(("RUNNING", "INTERRUPTED", "DELETED", *TERMINAL_STATUSES))
 
@@ -33,13 +35,44 @@ class Page:
 
 
 class NewRow(NamedTuple):
-    """A message the recorder creates: its own id and stamps (µs), content as JSON text."""
+    """A message the recorder creates: its own id and stamps (µs), content and note as JSON text,
+    and its parent (``None``: the first message of its branch; ``LAST``: the task's last message,
+    allowed on the first row of a write only)."""
 
     id: str
     content: str
     streaming_status: str | None
     created_at: int
     updated_at: int
+    note: str | None = None
+    parent_id: str | None = None
+
+
+class StoredMessage(NamedTuple):
+    """A message as the store holds it: the TaskMessage (exactly the Agentex wire's), what the
+    store knows beside it (``note``: ``formats.agentex.annotations``; ``{}`` when nothing) and the
+    message before it in its branch (``None``: the first)."""
+
+    record: dict[str, Any]
+    note: dict[str, Any]
+    parent_id: str | None
+
+    @property
+    def id(self) -> str:
+        return self.record["id"]
+
+
+@dataclass(slots=True)
+class Branch:
+    """One branch of a conversation: the path from its first message to ``leaf_id``."""
+
+    leaf_id: str
+    fork_id: str | None
+    """The message it shares with another branch and leaves it after (``None``: it shares none)."""
+    created_at: str
+    """When it started: its first message after the fork (ISO 8601)."""
+    latest: bool
+    """The branch a conversation is read from by default (the one its latest message is on)."""
 
 
 class SessionTask(NamedTuple):
@@ -53,12 +86,14 @@ class SessionTask(NamedTuple):
 
 
 class RowChange(NamedTuple):
-    """A new content (JSON text), status and wanted ``updated_at`` for a message the recorder made."""
+    """A new content and note (JSON text), status and wanted ``updated_at`` for a message the
+    recorder made."""
 
     id: str
     content: str
     streaming_status: str | None
     updated_at: int
+    note: str | None = None
 
 
 class Claim(NamedTuple):
@@ -145,8 +180,14 @@ class Store(Protocol):
         streaming_status: str | None = None,
         idempotency: Idempotency | None = None,
         owned: bool = False,
+        notes: Sequence[dict[str, Any] | None] | None = None,
+        parent_id: str | None = LAST,
     ) -> list[dict[str, Any]]:
         """Append normalised contents in order, in one transaction: all stored or none.
+
+        ``notes``: what the store keeps beside each content (``StoredMessage.note``). The first
+        message's parent is ``parent_id`` (``None``: it starts a branch; ``LAST``, the default: the
+        task's last stored message); each next one's parent is the one before it.
 
         ``owned``: the messages belong to this server process's writer lease (the recorder's
         streamed messages); if the process dies while they are ``IN_PROGRESS`` they are repaired.
@@ -162,6 +203,19 @@ class Store(Protocol):
         """Canonical messages (e.g. a folded turn) -> stored TaskMessages, one per block."""
 
     async def get_message(self, message_id: str) -> dict[str, Any]: ...
+
+    async def thread_messages(self, task_id: str) -> list[StoredMessage]:
+        """Every message of the task (every branch), oldest first, with its note and parent."""
+
+    async def last_message_id(self, task_id: str) -> str | None:
+        """The id of the task's last stored message (by sequence), ``None`` if it has none."""
+
+    async def list_branches(self, task_id: str) -> list[Branch]:
+        """The task's branches, the oldest first (``branches.branches``)."""
+
+    async def read_branch(self, task_id: str, leaf_id: str | None = None) -> list[StoredMessage]:
+        """The branch ending at ``leaf_id`` (default: the latest), first message first; rewind
+        markers left out. ``NotFoundError`` if ``leaf_id`` is no message of the task."""
 
     async def update_message(
         self,

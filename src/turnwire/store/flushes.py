@@ -11,16 +11,16 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from turnwire.store.base import NewRow, RowChange
+from turnwire.store.base import LAST, NewRow, RowChange
 from turnwire.store.engine import Database
 from turnwire.store.errors import NotFoundError
-from turnwire.store.messages import INSERT_SQL
+from turnwire.store.message_writes import INSERT_SQL, LAST_ID_SQL
 from turnwire.store.pg_flushes import PgFlushes
 
 # updated_at = max(stored + 1, wanted): strictly advances even if someone else wrote the row since.
 _UPDATE_SQLITE = (
-    "UPDATE messages SET content = ?, streaming_status = ?, updated_at = max(updated_at + 1, ?) "
-    "WHERE id = ? AND task_id = ?"
+    "UPDATE messages SET content = ?, streaming_status = ?, updated_at = max(updated_at + 1, ?), "
+    "note = ? WHERE id = ? AND task_id = ?"
 )
 
 # SQLite's hot statements as text, run on the store's SQLite threads (``sqlite_threads``); the same
@@ -32,25 +32,28 @@ _CLOCK_SQLITE = "SELECT last_created_at FROM tasks WHERE id = ? AND status != 'D
 _CLOCK_PG = "SELECT last_created_at FROM tasks WHERE id = $1 AND status != 'DELETED'"
 _CHANGE_PG = (
     "UPDATE messages AS m SET content = u.content, streaming_status = u.status, "
-    "updated_at = GREATEST(m.updated_at + 1, u.updated_at) "
-    "FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[]) AS u(id, content, status, updated_at) "
-    "WHERE m.id = u.id AND m.task_id = $1"
+    "updated_at = GREATEST(m.updated_at + 1, u.updated_at), note = u.note "
+    "FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[]) "
+    "AS u(id, content, status, updated_at, note) WHERE m.id = u.id AND m.task_id = $1"
 )
 _CREATE_CTE_PG = (
     "WITH alloc AS (UPDATE tasks SET next_seq = next_seq + cardinality($2::text[]), "
     "last_created_at = GREATEST(last_created_at, $3::bigint) WHERE id = $1 AND status != 'DELETED' "
     "RETURNING next_seq - cardinality($2::text[]) AS base), "
     "ins AS (INSERT INTO messages (id, task_id, seq, content, streaming_status, created_at, updated_at, "
-    "writer_id) SELECT r.id, $1, alloc.base + r.n - 1, r.content, r.status, r.created_at, r.updated_at, "
-    "CASE WHEN r.status = 'IN_PROGRESS' THEN $8::text END FROM alloc, "
-    "unnest($2::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[]) WITH ORDINALITY "
-    "AS r(id, content, status, created_at, updated_at, n))"
+    "writer_id, note, parent_id) SELECT r.id, $1, alloc.base + r.n - 1, r.content, r.status, r.created_at, "
+    "r.updated_at, CASE WHEN r.status = 'IN_PROGRESS' THEN $8::text END, r.note, "
+    f"CASE WHEN r.parent = '{LAST}' THEN (SELECT l.id FROM messages AS l WHERE l.task_id = $1 "
+    "ORDER BY l.seq DESC LIMIT 1) ELSE r.parent END FROM alloc, "
+    "unnest($2::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $9::text[], $10::text[]) "
+    "WITH ORDINALITY AS r(id, content, status, created_at, updated_at, note, parent, n))"
 )
 _CREATE_PG = _CREATE_CTE_PG + " SELECT count(*) FROM alloc"
 _FLUSH_PG = (
     _CREATE_CTE_PG + ", upd AS (UPDATE messages AS m SET content = u.content, streaming_status = u.status, "
-    "updated_at = GREATEST(m.updated_at + 1, u.updated_at) "
-    "FROM unnest($9::text[], $10::text[], $11::text[], $12::bigint[]) AS u(id, content, status, updated_at) "
+    "updated_at = GREATEST(m.updated_at + 1, u.updated_at), note = u.note "
+    "FROM unnest($11::text[], $12::text[], $13::text[], $14::bigint[], $15::text[]) "
+    "AS u(id, content, status, updated_at, note) "
     "WHERE m.id = u.id AND m.task_id = $1 AND EXISTS (SELECT 1 FROM alloc)) "
     "SELECT count(*) FROM alloc"
 )
@@ -67,7 +70,7 @@ class FlushQueries:
     quick_flushes: bool = False
     """SQLite: ``True`` runs flushes on the event loop's connection (``sqlite_threads``' quick
     units); ``False`` (the default) on the writer thread, its SQL beside the loop. Measured in one
-    process (``bench/ttfb_inproc.py``, 1,000 new sessions): the same on short fast turns, and on
+    process (``bench/experiments/ttfb_inproc.py``, 1,000 new sessions): the same on short fast turns, and on
     cadenced turns (a flush every 100 ms, a few rows each) the thread costs less CPU (≈ 1,800 vs
     2,150 µs a request) and the numbers come less late (p99 ≈ 113 vs 150 ms)."""
 
@@ -107,6 +110,7 @@ async def _flush_pg(
             [c.content for c in changed],
             [c.streaming_status for c in changed],
             [c.updated_at for c in changed],
+            [c.note for c in changed],
         )
         return
     args: list[Any] = [
@@ -118,6 +122,8 @@ async def _flush_pg(
         [r.created_at for r in new],
         [r.updated_at for r in new],
         writer,
+        [r.note for r in new],
+        [r.parent_id for r in new],
     ]
     if changed:
         args += (
@@ -125,6 +131,7 @@ async def _flush_pg(
             [c.content for c in changed],
             [c.streaming_status for c in changed],
             [c.updated_at for c in changed],
+            [c.note for c in changed],
         )
     found = await db.pg_fetch(_FLUSH_PG if changed else _CREATE_PG, *args)
     if not found[0][0]:
@@ -143,6 +150,8 @@ def _new_rows(task_id: str, new: Sequence[NewRow], seq: int, writer: str | None)
             r.created_at,
             r.updated_at,
             writer if r.streaming_status == "IN_PROGRESS" else None,
+            r.note,
+            r.parent_id,
         )
         for i, r in enumerate(new)
     ]
@@ -166,7 +175,10 @@ def _flush_sqlite(
         rows = conn.execute(_ALLOCATE_SQLITE, (n, max(r.created_at for r in new), task_id)).fetchall()
         if not rows:
             raise NotFoundError(task_id)
+        if new[0].parent_id == LAST:  # before the insert: the task's last message so far
+            last = conn.execute(LAST_ID_SQL["sqlite"], (task_id,)).fetchone()
+            new = [new[0]._replace(parent_id=last[0] if last else None), *new[1:]]
         conn.executemany(INSERT_SQL["sqlite"], _new_rows(task_id, new, rows[0][0] - n, writer))
     if changed:
-        updates = [(c.content, c.streaming_status, c.updated_at, c.id, task_id) for c in changed]
+        updates = [(c.content, c.streaming_status, c.updated_at, c.note, c.id, task_id) for c in changed]
         conn.executemany(_UPDATE_SQLITE, updates)

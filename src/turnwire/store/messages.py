@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -14,12 +13,24 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from turnwire.errors import InputError
 from turnwire.formats.agentex import render_messages
 from turnwire.model import Message
-from turnwire.store.base import Idempotency, Page
+from turnwire.store.base import LAST, Idempotency, Page, StoredMessage
 from turnwire.store.clock import MS, new_ids, now_us, to_iso
 from turnwire.store.cursor import Position, decode_cursor, encode_cursor
 from turnwire.store.engine import Database
 from turnwire.store.errors import ConflictError, NotFoundError
 from turnwire.store.filters import MessageFilter, filters_clause
+from turnwire.store.message_writes import (
+    INSERT_SQL,
+    LAST_ID_SQL,
+    UPDATE_CHUNK,
+    chained,
+    create_sqlite,
+    note_texts,
+    records_json,
+    refusal,
+    update_sql,
+    update_sqlite,
+)
 from turnwire.store.schema import messages, tasks
 
 _dumps = orjson.dumps
@@ -27,156 +38,6 @@ _loads = orjson.loads
 M = messages.c
 ORDER_COLUMNS = {"created_at": M.created_at, "updated_at": M.updated_at, "id": M.id}
 _LIVE = tasks.c.status != "DELETED"
-# The batch insert bypasses SQLAlchemy's parameter processing (the per-row cost of a 1,000-row
-# batch); both drivers take positional tuples straight into their executemany.
-_COLUMNS = "id, task_id, seq, content, streaming_status, created_at, updated_at, writer_id"
-INSERT_SQL = {
-    "sqlite": f"INSERT INTO messages ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    "postgresql": f"INSERT INTO messages ({_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-}
-_UPDATE_CHUNK = 5_000  # 2 parameters a row: within SQLite's and asyncpg's 32,767
-
-
-@functools.lru_cache(maxsize=64)
-def _update_sql(dialect: str, n: int) -> str:
-    """One UPDATE of ``n`` messages of one task from a VALUES list (id, content), returning what the
-    batch answer needs. Parameters: now, then id and content per row, then the task id."""
-    if dialect == "sqlite":
-        rows = ", ".join(["(?, ?)"] * n)
-        return (
-            "UPDATE messages SET content = v.column2, updated_at = max(messages.updated_at + 1, ?) "
-            f"FROM (VALUES {rows}) AS v WHERE messages.id = v.column1 AND messages.task_id = ? "
-            "RETURNING messages.id, messages.streaming_status, messages.created_at, messages.updated_at"
-        )
-    rows = ", ".join(f"(${i}, ${i + 1})" for i in range(2, 2 * n + 2, 2))
-    return (
-        "UPDATE messages AS m SET content = v.c, updated_at = GREATEST(m.updated_at + 1, $1) "
-        f"FROM (VALUES {rows}) AS v(id, c) WHERE m.id = v.id AND m.task_id = ${2 * n + 2} "
-        "RETURNING m.id, m.streaming_status, m.created_at, m.updated_at"
-    )
-
-
-def _refusal(task_id: str, missed: list[str], owners: Mapping[str, str]) -> Exception:
-    """Why a batch update missed ``missed``: the first that does not exist, else those of another task."""
-    for mid in missed:
-        if mid not in owners:
-            return NotFoundError(mid)
-    return ConflictError(
-        f"Messages {', '.join(missed)} do not belong to task '{task_id}'; nothing was updated",
-        {"message_ids": missed},
-    )
-
-
-# base = max(now, last + 1 ms) (the first form) or the caller's (the second); the task's last stamp
-# becomes base + span. Parameters: count, then MS, now, span / created_at + span, then the task id.
-_ALLOCATE_SQLITE = (
-    "UPDATE tasks SET next_seq = next_seq + ?, last_created_at = max(last_created_at + ?, ?) + ? "
-    "WHERE id = ? AND status != 'DELETED' RETURNING next_seq, last_created_at",
-    "UPDATE tasks SET next_seq = next_seq + ?, last_created_at = max(last_created_at, ?) "
-    "WHERE id = ? AND status != 'DELETED' RETURNING next_seq, last_created_at",
-)
-
-
-def _create_sqlite(
-    conn: sqlite3.Connection,
-    task_id: str,
-    contents: Sequence[dict[str, Any]],
-    texts: list[str],
-    created_at: int | None,
-    streaming_status: str | None,
-    writer: str | None,
-) -> list[dict[str, Any]]:
-    """``create_messages`` as one transaction of the SQLite writer thread (``texts``: the contents
-    as JSON)."""
-    n = len(texts)
-    span = (n - 1) * MS
-    if created_at is None:
-        found = conn.execute(_ALLOCATE_SQLITE[0], (n, MS, now_us(), span, task_id)).fetchall()
-    else:
-        found = conn.execute(_ALLOCATE_SQLITE[1], (n, created_at + span, task_id)).fetchall()
-    if not found:
-        raise NotFoundError(task_id)
-    seq = found[0][0] - n
-    base = created_at if created_at is not None else found[0][1] - span
-    ids = new_ids(n)
-    rows = [
-        (mid, task_id, seq + i, text, streaming_status, base + i * MS, base + i * MS, writer)
-        for i, (mid, text) in enumerate(zip(ids, texts, strict=True))
-    ]
-    conn.executemany(INSERT_SQL["sqlite"], rows)
-    out = []
-    for mid, content, row in zip(ids, contents, rows, strict=True):
-        iso = to_iso(row[5])
-        out.append(
-            {
-                "id": mid,
-                "task_id": task_id,
-                "content": content,
-                "streaming_status": streaming_status,
-                "created_at": iso,
-                "updated_at": iso,
-            }
-        )
-    return out
-
-
-_TASK_STATUS_OF = "SELECT status FROM tasks WHERE id = ? AND tenant = ?"
-
-
-def _update_sqlite(
-    conn: sqlite3.Connection, task_id: str, ids: list[str], texts: list[str], tenant: str | None = None
-) -> dict[str, Any]:
-    """``update_messages``' writes as one transaction of the SQLite writer thread: by id, the row
-    (id, status, created, updated) of each message updated; raises (so nothing is kept) if any
-    id is missing or another task's, or if ``tenant`` is given and the task is not a live one of
-    that tenant's."""
-    if tenant is not None:
-        row = conn.execute(_TASK_STATUS_OF, (task_id, tenant)).fetchone()
-        if row is None or row[0] == "DELETED":
-            raise NotFoundError(task_id)
-    found: dict[str, Any] = {}
-    for start in range(0, len(ids), _UPDATE_CHUNK):
-        chunk = ids[start : start + _UPDATE_CHUNK]
-        params: list[Any] = [now_us()]
-        for mid, text in zip(chunk, texts[start : start + _UPDATE_CHUNK], strict=True):
-            params += (mid, text)
-        params.append(task_id)
-        for row in conn.execute(_update_sql("sqlite", len(chunk)), params).fetchall():
-            found[row[0]] = row
-    if len(found) != len(ids):
-        missed = [mid for mid in ids if mid not in found]
-        owners: dict[str, str] = {}
-        for start in range(0, len(missed), _UPDATE_CHUNK):
-            chunk = missed[start : start + _UPDATE_CHUNK]
-            marks = ", ".join("?" * len(chunk))
-            owners.update(conn.execute(f"SELECT id, task_id FROM messages WHERE id IN ({marks})", chunk))
-        raise _refusal(task_id, missed, owners)
-    return found
-
-
-_STATUS_JSON = {None: "null", "IN_PROGRESS": '"IN_PROGRESS"', "DONE": '"DONE"'}
-
-
-def _records_json(task_id: str, ids: list[str], texts: list[str], found: Mapping[str, Any]) -> bytes:
-    """The JSON array of ``update_messages``' records, byte for byte what ``orjson.dumps`` makes of
-    them, written from the contents' JSON (``texts``, already made for the statement) instead of
-    building 1,000 dicts and serialising every content a second time."""
-    task = _dumps(task_id).decode()
-    joined = "".join(ids)
-    # Store ids are hex; anything else is quoted by orjson (escapes, non-ASCII).
-    quoted = ids if joined.isascii() and joined.isalnum() else [_dumps(mid).decode()[1:-1] for mid in ids]
-    status_json = _STATUS_JSON
-    iso = to_iso
-    parts = []
-    for mid, text, quoted_id in zip(ids, texts, quoted, strict=True):
-        row = found[mid]
-        status = status_json.get(row[1]) or _dumps(row[1]).decode()
-        parts.append(
-            f'{{"id":"{quoted_id}","task_id":{task},"content":{text},"streaming_status":{status},'
-            f'"created_at":"{iso(row[2])}","updated_at":"{iso(row[3])}"}}'
-        )
-    return f"[{','.join(parts)}]".encode()
-
 
 _SELECT = sa.select(M.id, M.task_id, M.content, M.streaming_status, M.created_at, M.updated_at, M.seq)
 
@@ -237,27 +98,50 @@ class MessageQueries:
         streaming_status: str | None = None,
         idempotency: Idempotency | None = None,
         owned: bool = False,
+        notes: Sequence[dict[str, Any] | None] | None = None,
+        parent_id: str | None = LAST,
     ) -> list[dict[str, Any]]:
         if not contents:
             await self.get_task(task_id)  # type: ignore[attr-defined]
             return []
 
         writer = self.writer_id if owned else None
+        note_json = note_texts(notes, len(contents))
         if self.db.dialect == "sqlite":
             texts = [_dumps(c).decode() for c in contents]
-            args = (task_id, contents, texts, created_at, streaming_status, writer)
+            args = (task_id, contents, texts, created_at, streaming_status, writer, note_json, parent_id)
             if idempotency is None:
-                return await self.db.sqlite_write(_create_sqlite, *args)
-            return await self._idempotent_sqlite("messages", idempotency, _create_sqlite, *args)
+                return await self.db.sqlite_write(create_sqlite, *args)
+            return await self._idempotent_sqlite("messages", idempotency, create_sqlite, *args)
 
         async def work(conn: AsyncConnection) -> list[dict[str, Any]]:
             n = len(contents)
             seq, base = await self._allocate(conn, task_id, n, created_at)
+            first = parent_id
+            if first == LAST:  # under the task row's lock, taken by ``_allocate``
+                last = (
+                    sa.select(M.id).where(M.task_id == task_id, M.seq < seq).order_by(M.seq.desc()).limit(1)
+                )
+                first = (await conn.execute(last)).scalar()
+            ids = new_ids(n)
             rows, out = [], []
-            for i, (mid, content) in enumerate(zip(new_ids(n), contents, strict=True)):
+            for i, (mid, content, note, parent) in enumerate(
+                zip(ids, contents, note_json, chained(ids, first), strict=True)
+            ):
                 ts = base + i * MS
                 rows.append(
-                    (mid, task_id, seq + i, _dumps(content).decode(), streaming_status, ts, ts, writer)
+                    (
+                        mid,
+                        task_id,
+                        seq + i,
+                        _dumps(content).decode(),
+                        streaming_status,
+                        ts,
+                        ts,
+                        writer,
+                        note,
+                        parent,
+                    )
                 )
                 iso = to_iso(ts)
                 out.append(
@@ -288,6 +172,23 @@ class MessageQueries:
         if row is None:
             raise NotFoundError(message_id)
         return _record(row)
+
+    async def thread_messages(self, task_id: str) -> list[StoredMessage]:
+        query = (
+            sa.select(*_SELECT.selected_columns, M.note, M.parent_id)
+            .where(M.task_id == task_id)
+            .order_by(M.created_at.asc(), M.seq.asc())
+        )
+        async with self.db.read() as conn:
+            rows = list(await conn.execute(query))
+        return [StoredMessage(_record(r), _loads(r[7]) if r[7] else {}, r[8]) for r in rows]
+
+    async def last_message_id(self, task_id: str) -> str | None:
+        if self.db.dialect == "sqlite":
+            row = self.db.sqlite_read_now(_last_id_sqlite, task_id)
+            return row[0] if row else None
+        rows = await self.db.pg_fetch(LAST_ID_SQL["postgresql"], task_id)
+        return rows[0][0] if rows else None
 
     async def update_message(
         self,
@@ -336,7 +237,7 @@ class MessageQueries:
         nothing, if any id is missing or another task's, or the task is not ``tenant``'s."""
         dialect = self.db.dialect
         if dialect == "sqlite":
-            return await self.db.sqlite_write(_update_sqlite, task_id, ids, texts, tenant)
+            return await self.db.sqlite_write(update_sqlite, task_id, ids, texts, tenant)
         found: dict[str, Any] = {}
         async with self.db.write() as conn:
             if tenant is not None:
@@ -346,13 +247,13 @@ class MessageQueries:
                     raise NotFoundError(task_id)
             # Apply first, in one statement per chunk; a row count short of the batch means some id
             # is missing or another task's: raising rolls everything back, then says which.
-            for start in range(0, len(ids), _UPDATE_CHUNK):
-                chunk = ids[start : start + _UPDATE_CHUNK]
+            for start in range(0, len(ids), UPDATE_CHUNK):
+                chunk = ids[start : start + UPDATE_CHUNK]
                 params: list[Any] = [now_us()]
-                for mid, text in zip(chunk, texts[start : start + _UPDATE_CHUNK], strict=True):
+                for mid, text in zip(chunk, texts[start : start + UPDATE_CHUNK], strict=True):
                     params += (mid, text)
                 params.append(task_id)
-                result = await conn.exec_driver_sql(_update_sql(dialect, len(chunk)), tuple(params))
+                result = await conn.exec_driver_sql(update_sql(dialect, len(chunk)), tuple(params))
                 found.update((r[0], r) for r in result)
             if len(found) != len(ids):
                 await self._refuse_update(conn, task_id, [mid for mid in ids if mid not in found])
@@ -392,13 +293,13 @@ class MessageQueries:
                 await self.get_task(task_id, tenant=tenant)  # type: ignore[attr-defined]
             return b"[]"
         texts = [_dumps(c).decode() for c in updates.values()]
-        return _records_json(task_id, ids, texts, await self._apply_updates(task_id, ids, texts, tenant))
+        return records_json(task_id, ids, texts, await self._apply_updates(task_id, ids, texts, tenant))
 
     async def _refuse_update(self, conn: AsyncConnection, task_id: str, missed: list[str]) -> None:
         """Raise for ids the batch update did not reach: ``NotFoundError`` for the first that does
         not exist, else ``ConflictError`` naming those of another task."""
         owners = dict(list(await conn.execute(sa.select(M.id, M.task_id).where(M.id.in_(missed)))))
-        raise _refusal(task_id, missed, owners)
+        raise refusal(task_id, missed, owners)
 
     async def update_contents(self, task_id: str, updates: Mapping[str, dict[str, Any]]) -> None:
         ids = list(updates)
@@ -478,3 +379,10 @@ class MessageQueries:
         edge = (rows[0] if newer else rows[-1]) if rows else None
         next_cursor = encode_cursor(task_id, Position(edge[4], edge[6])) if has_more and edge else None
         return Page([_record(r) for r in rows], next_cursor, has_more)
+
+
+_update_sqlite = update_sqlite  # the name bench/batch_update_http.py imports
+
+
+def _last_id_sqlite(conn: sqlite3.Connection, task_id: str) -> Any:
+    return conn.execute(LAST_ID_SQL["sqlite"], (task_id,)).fetchone()

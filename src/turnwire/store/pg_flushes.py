@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
 
-from turnwire.store.base import NewRow, RowChange
+from turnwire.store.base import LAST, NewRow, RowChange
 from turnwire.store.errors import NotFoundError
 from turnwire.store.pg_grouping import Grouped
 
@@ -27,15 +27,19 @@ _GROUP_SQL: Final = (
     "FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS c(id, n, latest) "
     "WHERE t.id = c.id AND t.status != 'DELETED' RETURNING t.id, t.next_seq - c.n AS base), "
     "ins AS (INSERT INTO messages (id, task_id, seq, content, streaming_status, created_at, updated_at, "
-    "writer_id) SELECT r.id, r.task_id, a.base + r.k, r.content, r.status, r.created_at, r.updated_at, "
-    "CASE WHEN r.status = 'IN_PROGRESS' THEN r.writer END "
+    "writer_id, note, parent_id) SELECT r.id, r.task_id, a.base + r.k, r.content, r.status, r.created_at, "
+    "r.updated_at, CASE WHEN r.status = 'IN_PROGRESS' THEN r.writer END, r.note, "
+    f"CASE WHEN r.parent = '{LAST}' THEN (SELECT l.id FROM messages AS l WHERE l.task_id = r.task_id "
+    "ORDER BY l.seq DESC LIMIT 1) ELSE r.parent END "
     "FROM unnest($4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::bigint[], $10::bigint[], "
-    "$11::text[]) AS r(id, task_id, k, content, status, created_at, updated_at, writer) "
+    "$11::text[], $12::text[], $13::text[]) "
+    "AS r(id, task_id, k, content, status, created_at, updated_at, writer, note, parent) "
     "JOIN alloc AS a ON a.id = r.task_id), "
     "upd AS (UPDATE messages AS m SET content = u.content, streaming_status = u.status, "
-    "updated_at = GREATEST(m.updated_at + 1, u.updated_at) "
-    "FROM unnest($12::text[], $13::text[], $14::text[], $15::text[], $16::bigint[], $17::bool[]) "
-    "AS u(id, task_id, content, status, updated_at, gated) "
+    "updated_at = GREATEST(m.updated_at + 1, u.updated_at), note = u.note "
+    "FROM unnest($14::text[], $15::text[], $16::text[], $17::text[], $18::bigint[], $19::bool[], "
+    "$20::text[]) "
+    "AS u(id, task_id, content, status, updated_at, gated, note) "
     "WHERE m.id = u.id AND m.task_id = u.task_id "
     "AND (NOT u.gated OR EXISTS (SELECT 1 FROM alloc AS a WHERE a.id = u.task_id))) "
     "SELECT id FROM alloc"
@@ -79,8 +83,8 @@ class PgFlushes(Grouped[_Flush, None]):
 
 
 def _arguments(batch: list[_Flush]) -> list[list[Any]]:
-    """The 17 array parameters of ``_GROUP_SQL``."""
-    a: list[list[Any]] = [[] for _ in range(17)]
+    """The 20 array parameters of ``_GROUP_SQL``."""
+    a: list[list[Any]] = [[] for _ in range(20)]
     for f in batch:
         if f.new:
             a[0].append(f.task_id)
@@ -96,12 +100,14 @@ def _arguments(batch: list[_Flush]) -> list[list[Any]]:
                     r.created_at,
                     r.updated_at,
                     f.writer,
+                    r.note,
+                    r.parent_id,
                 )
                 for i, value in enumerate(row, 3):
                     a[i].append(value)
         for c in f.changed:
             for i, value in enumerate(
-                (c.id, f.task_id, c.content, c.streaming_status, c.updated_at, bool(f.new)), 11
+                (c.id, f.task_id, c.content, c.streaming_status, c.updated_at, bool(f.new), c.note), 13
             ):
                 a[i].append(value)
     return a

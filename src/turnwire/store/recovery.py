@@ -83,5 +83,7 @@ async def _close_task(store: SqlStore, task_id: str, ids: list[str]) -> None:
                 streaming_status="DONE",
                 created_at=stamp,
                 updated_at=stamp,
+                # After the task's last message: the marker is on the branch the messages were on.
+                parent_id=sa.select(M.id).where(M.task_id == task_id, M.seq == seq - 1).scalar_subquery(),
             )
         )

@@ -13,6 +13,8 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.schema import CreateTable
 
+from turnwire.store.note_migration import move_notes_and_link_parents
+
 metadata = sa.MetaData()
 
 tasks = sa.Table(
@@ -47,6 +49,12 @@ messages = sa.Table(
     sa.Column("updated_at", sa.BigInteger, nullable=False),
     # The server process streaming the message (``writers.id``); NULL when no lease owns it.
     sa.Column("writer_id", sa.String(64)),
+    # What the store knows beside the content (JSON text, ``formats.agentex.annotations``); the
+    # content itself is exactly the wire's. NULL: nothing.
+    sa.Column("note", sa.Text),
+    # The message before this one in its branch of the conversation (NULL: the first). A rewind
+    # hangs a new branch on an earlier message; reading follows the parents from a leaf.
+    sa.Column("parent_id", sa.String(64)),
     sa.UniqueConstraint("task_id", "seq", name="uq_messages_task_seq"),
 )
 
@@ -160,7 +168,9 @@ async def _sqlite_rebuild_tasks(conn: AsyncConnection, old_columns: list[str]) -
         .replace("REFERENCES tasks (id)", "REFERENCES tasks_new (id)")
     )
     task_columns = ", ".join(old_columns)
-    message_columns = ", ".join(messages.c.keys())
+    # The columns ``messages`` has at this step (later steps add theirs to the table's definition).
+    existing = await conn.run_sync(lambda c: {col["name"] for col in sa.inspect(c).get_columns("messages")})
+    message_columns = ", ".join(c.name for c in messages.c if c.name in existing)
     for statement in (
         new_tasks,
         f"INSERT INTO tasks_new ({task_columns}) SELECT {task_columns} FROM tasks",
@@ -181,12 +191,21 @@ async def _v5_decisions(conn: AsyncConnection) -> None:
     await conn.run_sync(decisions_metadata.create_all)
 
 
+async def _v6_notes_and_parents(conn: AsyncConnection) -> None:
+    columns = await conn.run_sync(lambda c: {col["name"] for col in sa.inspect(c).get_columns("messages")})
+    for name, kind in (("note", "TEXT"), ("parent_id", "VARCHAR(64)")):
+        if name not in columns:  # else created by step 1 after the column joined ``messages``
+            await conn.execute(sa.text(f"ALTER TABLE messages ADD COLUMN {name} {kind}"))
+    await move_notes_and_link_parents(conn)
+
+
 MIGRATIONS: Final[list[tuple[int, str, Callable[[AsyncConnection], Awaitable[None]]]]] = [
     (1, "tasks, messages, idempotency keys", _v1_initial),
     (2, "messages index in listing order", _v2_order_index),
     (3, "writer leases; messages remember their writer", _v3_writers),
     (4, "tasks belong to a tenant; names are unique per tenant", _v4_tenants),
     (5, "one-shot approval decisions", _v5_decisions),
+    (6, "messages keep their notes beside the content and know their parent", _v6_notes_and_parents),
 ]
 
 

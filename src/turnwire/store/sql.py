@@ -12,6 +12,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from turnwire.store.base import Idempotency
+from turnwire.store.branches import BranchQueries
 from turnwire.store.clock import now_us
 from turnwire.store.decisions import DecisionQueries
 from turnwire.store.engine import Database
@@ -25,7 +26,7 @@ R = TypeVar("R")
 K = idempotency_keys.c
 
 
-class SqlStore(TaskQueries, MessageQueries, FlushQueries, DecisionQueries):
+class SqlStore(TaskQueries, MessageQueries, FlushQueries, DecisionQueries, BranchQueries):
     """Tasks and their messages in SQLite (``sqlite:///file.db``, the default) or PostgreSQL
     (``postgresql://…``). Call ``open()`` before use and ``close()`` at the end."""
 

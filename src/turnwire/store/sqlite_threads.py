@@ -41,8 +41,10 @@ import queue
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, Final, TypeVar
+
+from turnwire.store.sqlite_group_commit import Outcome, Unit, apply_alone, apply_group
 
 R = TypeVar("R")
 
@@ -56,9 +58,6 @@ PRAGMAS: Final = (
 MAX_GROUP: Final = 256
 """Units applied in one transaction at most: bounds how long a batch holds the write lock."""
 
-_Unit = tuple[Callable[..., Any], Sequence[Any], asyncio.Future[Any], asyncio.AbstractEventLoop]
-_Outcome = tuple[asyncio.Future[Any], Any, BaseException | None]
-
 
 def connect(path: str, *, uri: bool = False) -> sqlite3.Connection:
     """A connection in autocommit mode (``BEGIN`` is ours to issue) with the store's pragmas."""
@@ -68,7 +67,7 @@ def connect(path: str, *, uri: bool = False) -> sqlite3.Connection:
     return conn
 
 
-def _settle(outcomes: list[_Outcome]) -> None:
+def _settle(outcomes: list[Outcome]) -> None:
     """On the event loop: hand each unit its result or exception (unless its caller gave up)."""
     for fut, result, exc in outcomes:
         if fut.cancelled():
@@ -79,9 +78,9 @@ def _settle(outcomes: list[_Outcome]) -> None:
             fut.set_exception(exc)
 
 
-def _deliver(outcomes: list[_Outcome]) -> None:
+def _deliver(outcomes: list[Outcome]) -> None:
     """From a thread: one wake-up per event loop for a whole batch."""
-    by_loop: dict[asyncio.AbstractEventLoop, list[_Outcome]] = {}
+    by_loop: dict[asyncio.AbstractEventLoop, list[Outcome]] = {}
     for outcome in outcomes:
         by_loop.setdefault(outcome[0].get_loop(), []).append(outcome)
     for loop, items in by_loop.items():
@@ -127,7 +126,7 @@ class SqliteThreads:
         # callback, and how many units and pauses the writer thread has not finished.
         self._loop: asyncio.AbstractEventLoop | None = None
         self._here_writer: sqlite3.Connection | None = None
-        self._here_units: list[_Unit] = []
+        self._here_units: list[Unit] = []
         self._on_thread = 0
         self._last_checkpoint = 0.0
         self._checkpoint_changes = 0
@@ -186,7 +185,7 @@ class SqliteThreads:
             self._to_thread([(fn, args, fut, loop)])
         return fut
 
-    def _to_thread(self, units: list[_Unit]) -> None:
+    def _to_thread(self, units: list[Unit]) -> None:
         """Queue ``units`` for the writer thread, behind the quick units queued before them."""
         if self._here_units:
             units, self._here_units = [*self._here_units, *units], []
@@ -194,7 +193,7 @@ class SqliteThreads:
         for unit in units:
             self._writes.put(unit)
 
-    def _thread_done(self, outcomes: list[_Outcome]) -> None:
+    def _thread_done(self, outcomes: list[Outcome]) -> None:
         """On the event loop: the writer thread finished these units."""
         self._unqueue(len(outcomes))
         _settle(outcomes)
@@ -223,7 +222,7 @@ class SqliteThreads:
         except sqlite3.Error:  # locked: the writer thread waits for the lock instead
             self._to_thread(batch)
             return
-        outcomes: list[_Outcome] = []
+        outcomes: list[Outcome] = []
         try:
             for fn, args, fut, _loop in batch:
                 outcomes.append((fut, fn(conn, *args), None))
@@ -310,7 +309,7 @@ class SqliteThreads:
             while (unit := get()) is not None:
                 fn, args, fut, _loop = unit
                 try:
-                    outcome: _Outcome = (fut, fn(conn, *args), None)
+                    outcome: Outcome = (fut, fn(conn, *args), None)
                 except BaseException as exc:
                     outcome = (fut, None, exc)
                 _deliver([outcome])
@@ -338,7 +337,7 @@ class SqliteThreads:
                     with contextlib.suppress(RuntimeError):  # that loop is closed
                         item.on_resume()
                     continue
-                batch: list[_Unit] = [item]
+                batch: list[Unit] = [item]
                 while len(batch) < MAX_GROUP:
                     try:
                         nxt = get_nowait()
@@ -348,88 +347,16 @@ class SqliteThreads:
                         held = nxt
                         break
                     batch.append(nxt)
-                outcomes = self._apply(conn, batch) if len(batch) > 1 else [_alone(conn, batch[0])]
+                outcomes = apply_group(conn, batch) if len(batch) > 1 else [apply_alone(conn, batch[0])]
                 self._deliver_writes(outcomes)
         finally:
             conn.close()
 
-    def _deliver_writes(self, outcomes: list[_Outcome]) -> None:
+    def _deliver_writes(self, outcomes: list[Outcome]) -> None:
         """From the writer thread: one wake-up per event loop for a whole batch."""
-        by_loop: dict[asyncio.AbstractEventLoop, list[_Outcome]] = {}
+        by_loop: dict[asyncio.AbstractEventLoop, list[Outcome]] = {}
         for outcome in outcomes:
             by_loop.setdefault(outcome[0].get_loop(), []).append(outcome)
         for loop, items in by_loop.items():
             with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits any more
                 loop.call_soon_threadsafe(self._thread_done, items)
-
-    @staticmethod
-    def _apply(conn: sqlite3.Connection, batch: list[_Unit]) -> list[_Outcome]:
-        """Every unit of ``batch`` in one transaction; each in its own savepoint if one fails."""
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-        except BaseException as exc:  # the database is locked by another process for too long
-            return [(unit[2], None, exc) for unit in batch]
-        outcomes: list[_Outcome] = []
-        try:
-            for fn, args, fut, _loop in batch:
-                outcomes.append((fut, fn(conn, *args), None))
-        except BaseException:
-            # A unit failed: undo them all and run the batch again, each unit in a savepoint.
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            return SqliteThreads._apply_guarded(conn, batch)
-        try:
-            conn.execute("COMMIT")
-            return outcomes
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            return [_alone(conn, unit) for unit in batch]
-
-    @staticmethod
-    def _apply_guarded(conn: sqlite3.Connection, batch: list[_Unit]) -> list[_Outcome]:
-        """Every unit of ``batch`` in one transaction, each in its own savepoint."""
-        outcomes: list[_Outcome] = []
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-        except BaseException as exc:
-            return [(unit[2], None, exc) for unit in batch]
-        try:
-            for fn, args, fut, _loop in batch:
-                conn.execute("SAVEPOINT unit")
-                try:
-                    result = fn(conn, *args)
-                except BaseException as exc:
-                    if not conn.in_transaction:
-                        raise _Lost from exc  # SQLite ended the whole transaction
-                    conn.execute("ROLLBACK TO unit")
-                    conn.execute("RELEASE unit")
-                    outcomes.append((fut, None, exc))
-                    continue
-                conn.execute("RELEASE unit")
-                outcomes.append((fut, result, None))
-            conn.execute("COMMIT")
-            return outcomes
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            # Nothing of the batch was committed: each unit again, alone.
-            return [_alone(conn, unit) for unit in batch]
-
-
-class _Lost(Exception):
-    """A unit's error rolled back the whole group transaction."""
-
-
-def _alone(conn: sqlite3.Connection, unit: _Unit) -> _Outcome:
-    fn, args, fut, _loop = unit
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-        result = fn(conn, *args)
-        conn.execute("COMMIT")
-    except BaseException as exc:
-        if conn.in_transaction:
-            with contextlib.suppress(sqlite3.Error):
-                conn.execute("ROLLBACK")
-        return (fut, None, exc)
-    return (fut, result, None)

@@ -14,7 +14,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from turnwire.model import Message
-from turnwire.store.base import Claim, Claimed, Idempotency, NewRow, Page, RowChange, SessionTask, Store
+from turnwire.store.base import (
+    Branch,
+    Claim,
+    Claimed,
+    Idempotency,
+    NewRow,
+    Page,
+    RowChange,
+    SessionTask,
+    Store,
+    StoredMessage,
+)
 from turnwire.store.cursor import decode_cursor
 from turnwire.store.errors import NotFoundError
 from turnwire.store.filters import MessageFilter
@@ -158,6 +169,24 @@ class TenantStore:
         if not await self.owns(task_id):
             return []
         return await self.inner.list_messages(task_id, **query)
+
+    async def thread_messages(self, task_id: str) -> list[StoredMessage]:
+        if not await self.owns(task_id):
+            return []
+        return await self.inner.thread_messages(task_id)
+
+    async def last_message_id(self, task_id: str) -> str | None:
+        return await self.inner.last_message_id(task_id) if await self.owns(task_id) else None
+
+    async def list_branches(self, task_id: str) -> list[Branch]:
+        return await self.inner.list_branches(task_id) if await self.owns(task_id) else []
+
+    async def read_branch(self, task_id: str, leaf_id: str | None = None) -> list[StoredMessage]:
+        if not await self.owns(task_id):
+            if leaf_id is not None:
+                raise NotFoundError(leaf_id)
+            return []
+        return await self.inner.read_branch(task_id, leaf_id)
 
     async def page_messages(
         self,

@@ -92,11 +92,10 @@ def test_stop_cancels_the_turn_stores_its_partial_reply_and_ends_the_resumed_str
 def _stop_reasons(store_path: Path, session: str) -> list[str]:
     with sqlite3.connect(store_path) as db:
         rows = db.execute(
-            "SELECT m.content FROM messages m JOIN tasks t ON t.id = m.task_id "
-            "WHERE t.name = ? ORDER BY m.seq",
+            "SELECT m.note FROM messages m JOIN tasks t ON t.id = m.task_id WHERE t.name = ? ORDER BY m.seq",
             (session,),
         ).fetchall()
-    notes = [orjson.loads(content).get("turnwire", {}) for (content,) in rows]
+    notes = [orjson.loads(note) if note else {} for (note,) in rows]
     return [n["stop_reason"] for n in notes if "stop_reason" in n]
 
 

@@ -32,6 +32,7 @@ DOORS = [
     ("/agents/echo/chat", CHAT),
     ("/agui", AGUI),
     ("/v1/chat/completions", OPENAI),
+    ("/v1/responses", {"model": "echo", "input": "hi"}),
 ]
 NOT_JSON = [
     "text/plain",

@@ -47,6 +47,9 @@ REFUSALS: list[tuple[str, str, dict[str, str], Any]] = [
     ("POST", "/agui", AUTH, {"messages": "x"}),
     ("POST", "/v1/chat/completions", AUTH, {"model": "nobody", "messages": []}),
     ("POST", "/v1/chat/completions", AUTH, {"messages": []}),
+    ("POST", "/v1/responses", {}, {"model": "demo", "input": "hi"}),
+    ("POST", "/v1/responses", AUTH, {"model": "nobody", "input": "hi"}),
+    ("POST", "/v1/responses", AUTH, {"model": "demo", "input": 3}),
     ("GET", "/invoke", AUTH, None),
     ("PUT", "/agents/demo/chat", AUTH, None),
 ]
@@ -105,7 +108,7 @@ def urls(tmp_path: Path) -> Iterator[dict[str, str]]:
 def test_the_served_doors_are_lean_routes() -> None:
     app = create_app(builtin_agents(), settings=Settings(api_keys=f"ops:{KEY}"))
     doors = {r.path for r in app.routes if isinstance(r, DoorRoute) and r._lean_for and r._lean_for[1]}
-    paths = {"/invoke", "/chat", "/agui", "/v1/chat/completions"}
+    paths = {"/invoke", "/chat", "/agui", "/v1/chat/completions", "/v1/responses"}
     assert doors >= {*paths, "/agents/{name}/invoke", "/agents/{name}/chat", "/agents/{name}/agui"}
 
 
@@ -145,7 +148,7 @@ def test_a_router_included_with_its_own_dependency_runs_it_on_the_doors(tmp_path
     app = FastAPI()
     app.include_router(create_router(context=ctx), prefix="/ai", dependencies=[Depends(refuse)])
     with serve_app(app, lifespan="off") as url, httpx.Client(base_url=f"{url}/ai", timeout=30) as http:
-        for door in (*DOORS, "/v1/chat/completions"):
+        for door in (*DOORS, "/v1/chat/completions", "/v1/responses"):
             refused = http.post(door, json=HI)
             assert (refused.status_code, refused.json()) == (403, {"detail": "not on my app"}), door
 

@@ -46,6 +46,7 @@ class Victim:
     message_count: int = 0
     named_task: str = ""
     agent_id: str = ""
+    response_id: str = ""
 
 
 def counting(executions: list[str]):
@@ -100,6 +101,8 @@ def victim(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         )
         v.named_task = created["result"]["id"]
         v.agent_id = httpx.get(f"{url}/agents", headers=ALICE).json()[0]["id"]
+        answered = httpx.post(f"{url}/v1/responses", json={"model": "demo", "input": "hi"}, headers=ALICE)
+        v.response_id = answered.json()["id"]
         yield v
 
 
@@ -115,6 +118,8 @@ def fill(path: str, v: Victim) -> str:
         .replace("{model}", "demo")
         .replace("{chat_id}", LIVE_CHAT)
         .replace("{session_id}", LIVE_SESSION)
+        .replace("{response_id}", v.response_id)
+        .replace("{conversation_id}", v.task_name)
     )
 
 
@@ -208,6 +213,52 @@ def new_door_turn(method: str, path: str, v: Victim) -> None:
             response = call(method, path, v, {**BOB, "x-ag-session-id": session}, json=body)
         assert response.status_code == 200, response.text
         assert response.headers.get("x-ag-task-id") not in (v.task_id, v.named_task)
+
+
+def responses_turn(method: str, path: str, v: Victim) -> None:
+    """The Responses door: alice's response does not continue for bob (404), alice's task named as
+    ``conversation`` is a session of bob's own, and alice's approval token is refused there."""
+    body = {"model": "demo", "input": "hello", "previous_response_id": v.response_id}
+    response = call(method, path, v, BOB, json=body)
+    assert response.status_code == 404, response.text
+    answer = {"type": "mcp_approval_response", "approval_request_id": v.token, "approve": True}
+    # Alice's other task by name and id, like ``start_turn`` (bob never names "victim").
+    for session in ("alice-named", v.named_task):
+        response = call(
+            method, path, v, BOB, json={"model": "demo", "input": [answer], "conversation": session}
+        )
+        assert response.status_code == 409, response.text
+        response = call(
+            method, path, v, BOB, json={"model": "demo", "input": "hello", "conversation": session}
+        )
+        assert response.status_code == 200, response.text
+        assert response.headers.get("x-ag-task-id") not in (v.task_id, v.named_task)
+        assert "important.db" not in response.text
+
+
+def stored_response(method: str, path: str, v: Victim) -> None:
+    """Alice's stored response reads as unknown to bob, and stays alice's."""
+    not_found(method, path, v)
+    mine = httpx.get(f"{v.url}/v1/responses/{v.response_id}", headers=ALICE)
+    assert mine.status_code == 200 and mine.json()["status"] == "completed"
+
+
+def own_conversation(method: str, path: str, v: Victim) -> None:
+    """A conversation bob starts is his own session, never alice's."""
+    response = call(method, path, v, BOB, json={"items": [{"role": "user", "content": "bob's"}]})
+    assert response.status_code == 200, response.text
+    assert response.json()["id"] not in (v.task_id, v.task_name, v.named_task)
+
+
+def conversation_items(method: str, path: str, v: Victim) -> None:
+    """Alice's session, by name or id, is no conversation of bob's: reading, adding or deleting is 404."""
+    for key in (v.task_name, v.task_id):
+        body = {"items": [{"role": "user", "content": "written by bob"}]} if method == "post" else None
+        response = httpx.request(
+            method.upper(), v.url + path.replace("{conversation_id}", key), headers=BOB, json=body, timeout=20
+        )
+        assert response.status_code == 404, response.text
+        assert "important.db" not in response.text
 
 
 LIVE_CHAT = "victim-live"
@@ -331,6 +382,16 @@ ATTACKS: dict[tuple[str, str], Callable[[str, str, Victim], None]] = {
     ("post", "/agui"): new_door_turn,
     ("post", "/agents/{name}/agui"): new_door_turn,
     ("post", "/v1/chat/completions"): new_door_turn,
+    ("post", "/v1/responses"): responses_turn,
+    ("get", "/v1/responses/{response_id}"): stored_response,
+    ("delete", "/v1/responses/{response_id}"): stored_response,
+    ("get", "/v1/responses/{response_id}/input_items"): stored_response,
+    ("post", "/v1/responses/{response_id}/cancel"): stored_response,
+    ("post", "/v1/conversations"): own_conversation,
+    ("get", "/v1/conversations/{conversation_id}"): conversation_items,
+    ("delete", "/v1/conversations/{conversation_id}"): conversation_items,
+    ("get", "/v1/conversations/{conversation_id}/items"): conversation_items,
+    ("post", "/v1/conversations/{conversation_id}/items"): conversation_items,
     ("get", "/v1/models"): tenant_free,
     ("get", "/v1/models/{model}"): tenant_free,
     ("post", "/invoke"): start_turn,
@@ -360,6 +421,7 @@ ATTACKS: dict[tuple[str, str], Callable[[str, str, Victim], None]] = {
     ("post", "/agents/{agent_id}/rpc"): agent_rpc,
     ("get", "/tasks/name/{task_name}/messages"): not_found,
     ("get", "/tasks/{task_id}/messages"): not_found,
+    ("get", "/tasks/{task_id}/branches"): not_found,
     ("get", "/tasks/name/{task_name}/stream"): not_found,
     ("get", "/tasks/{task_id}/stream"): not_found,
     ("get", "/.well-known/agent-card.json"): tenant_free,

@@ -1,5 +1,6 @@
-"""bench/native_build.py's own steps (the compilers themselves are not in the dev venv): the copy's
-type-ignore edits, reading mypyc's rejections, and the rewrite it applies still matching ``src``."""
+"""bench/experiments/native_build.py's own steps (the compilers themselves are not in the dev
+venv): the copy's type-ignore edits, reading mypyc's rejections, and the rewrite it applies still
+matching ``src``."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_native_build", REPO / "bench" / "native_build.py")
+    path = REPO / "bench" / "experiments" / "native_build.py"
+    spec = importlib.util.spec_from_file_location("bench_native_build", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module

@@ -32,15 +32,14 @@ def _batch_messages(m: Message, out: list[dict[str, Any]]) -> None:
         return
     texts: list[str] = []
     tools: list[dict[str, Any]] = []
-    for b in blocks:
-        cls = b.__class__
-        if cls is TextBlock:
+    for b in blocks:  # type(b) is C: the exact class, which the type checker narrows b on
+        if type(b) is TextBlock:
             texts.append(b.text)
-        elif cls is ToolCallBlock:
+        elif type(b) is ToolCallBlock:
             tools.append(
                 {"role": "tool", "content": "", "tool_call_id": b.id, "tool_name": b.name, "input": b.input}
             )
-        elif cls is ToolResultBlock:
+        elif type(b) is ToolResultBlock:
             output = "" if b.output is UNSET else b.output
             tools.append({"role": "tool", "content": output, "tool_call_id": b.id, "is_error": b.is_error})
     if texts:

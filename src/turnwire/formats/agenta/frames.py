@@ -109,7 +109,7 @@ def _build_decoder(cls: type) -> Callable[[dict[str, Any]], Any] | None:
         lines.append("        return None")
     lines.append(f"    return cls({', '.join(args)})")
     exec("\n".join(lines), names)  # the source is built above from dataclass fields only
-    return names["decode"]  # type: ignore[no-any-return]
+    return names["decode"]
 
 
 _DECODERS: Final[dict[str, Callable[[dict[str, Any]], Any]]] = {
@@ -132,7 +132,7 @@ def frame_to_event(frame: Any) -> Event:
             if decode is not None and data.__class__ is dict:
                 event = decode(data)
                 if event is not None:
-                    return event  # type: ignore[no-any-return]
+                    return event
     return _checked_frame_to_event(frame)
 
 

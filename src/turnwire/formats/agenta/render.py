@@ -92,22 +92,22 @@ _BLOCK_RENDERERS: dict[type, Any] = {
 
 def render_content(blocks: Sequence[Block]) -> str | list[dict[str, Any]]:
     """Canonical blocks -> Agenta ``content`` by the normalisation rule in the module docstring."""
-    if len(blocks) == 1 and blocks[0].__class__ is TextBlock and blocks[0].text:
-        return blocks[0].text  # the commonest message: what the loop below would return, sooner
+    if len(blocks) == 1 and type(first := blocks[0]) is TextBlock and first.text:
+        return first.text  # the commonest message: what the loop below would return, sooner
     renderers = _BLOCK_RENDERERS
-    out = []
+    out: list[dict[str, Any]] = []
     texts = 0
+    # ``type(b) is C``: an exact-class test (blocks are never subclassed) the type checker narrows on.
     for b in blocks:
-        cls = b.__class__
-        if cls is TextBlock:
+        if type(b) is TextBlock:
             out.append({"type": "text", "text": b.text})
             texts += 1
-        elif cls is ToolCallBlock:
+        elif type(b) is ToolCallBlock:
             out.append(_render_tool_call(b))
-        elif cls is ToolResultBlock:
+        elif type(b) is ToolResultBlock:
             out.append(_render_tool_result(b))
         else:
-            render = renderers[cls]
+            render = renderers[type(b)]
             if render is not None:
                 out.append(render(b))
     if not out:
@@ -123,13 +123,13 @@ def render_messages(msgs: Sequence[Message]) -> list[dict[str, Any]]:
     """
     paused = pause_gc(len(msgs))
     try:
-        out = []
+        out: list[dict[str, Any]] = []
         append = out.append
         content = render_content
         for m in msgs:
             blocks = m.content
-            if len(blocks) == 1 and blocks[0].__class__ is TextBlock and blocks[0].text:
-                wire: dict[str, Any] = {"role": m.role, "content": blocks[0].text}  # as render_content
+            if len(blocks) == 1 and type(first := blocks[0]) is TextBlock and first.text:
+                wire: dict[str, Any] = {"role": m.role, "content": first.text}  # as render_content
             else:
                 wire = {"role": m.role, "content": content(blocks)}
             if m.id is not None:

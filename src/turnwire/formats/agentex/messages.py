@@ -16,7 +16,6 @@ from typing import Any, Final
 import orjson
 
 from turnwire.errors import InputError
-from turnwire.formats.agentex.annotations import annotation
 from turnwire.formats.agentex.content import normalize_content
 from turnwire.model import (
     UNSET,
@@ -76,18 +75,22 @@ def _reasoning_parts(text: str) -> list[str] | None:
     return [text] if text else None
 
 
-_FILE_BLOCKS: Final = {"image": ImageBlock, "resource": ResourceBlock}
+_FILE_BLOCKS: Final[dict[str, type[ImageBlock] | type[ResourceBlock]]] = {
+    "image": ImageBlock,
+    "resource": ResourceBlock,
+}
 _FILE_FIELDS: Final = {"type": str, "data": str, "uri": str, "mime_type": str, "filename": str, "size": int}
 
 
 def _file_block(data: dict[str, Any]) -> Block | None:
     """The image/resource block ``_fallback_content`` stored as this data, if it is exactly that shape."""
-    cls = _FILE_BLOCKS.get(data.get("type"))  # type: ignore[arg-type]
+    kind = data.get("type")  # any JSON: a list or an object here is data, not a file (unhashable)
+    cls = _FILE_BLOCKS.get(kind) if isinstance(kind, str) else None
     if cls is None or not (isinstance(data.get("data"), str) or isinstance(data.get("uri"), str)):
         return None
     for key, value in data.items():
-        kind = _FILE_FIELDS.get(key)
-        if kind is None or not isinstance(value, kind) or isinstance(value, bool):
+        field_type = _FILE_FIELDS.get(key)
+        if field_type is None or not isinstance(value, field_type) or isinstance(value, bool):
             return None
     return cls(**{k: v for k, v in data.items() if k != "type"})
 
@@ -201,11 +204,13 @@ _RENDER_BY_BLOCK: Final = {cls: render for cls, _, render in CONTENT_BLOCKS.valu
 # --------------------------------------------------------------------------- public
 
 
-def content_to_message(content: dict[str, Any], id: str | None = None) -> Message:
+def content_to_message(
+    content: dict[str, Any], id: str | None = None, note: dict[str, Any] | None = None
+) -> Message:
     """One normalised content -> one canonical message (see ``normalize_content``).
 
-    A stored content's annotation (``annotations``) gives the message's id (else ``id``), a
-    reasoning block's id and a data block's name."""
+    A stored content's note (``annotations``) gives the message's id (else ``id``) and a
+    reasoning block's id."""
     meta: dict[str, Any] = {}
     if content["style"] != "static":
         meta["style"] = content["style"]
@@ -213,7 +218,6 @@ def content_to_message(content: dict[str, Any], id: str | None = None) -> Messag
     if content["author"] != _default_author(role):
         meta["author"] = content["author"]
     blocks = CONTENT_BLOCKS[content["type"]][1](content, meta)
-    note = annotation(content)
     if note:
         id = note.get("message_id") or id
         _apply_annotation(blocks, note)

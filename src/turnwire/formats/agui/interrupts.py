@@ -42,7 +42,15 @@ import orjson
 
 from turnwire.errors import InputError
 from turnwire.interactions import tool_call_id_of, tool_input_of, tool_name_of
-from turnwire.model import DataBlock, InteractionKind, InteractionRequest, Message, TextBlock, ToolResultBlock
+from turnwire.model import (
+    Block,
+    DataBlock,
+    InteractionKind,
+    InteractionRequest,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+)
 
 TOOL_CALL: Final = "tool_call"
 INPUT_REQUIRED: Final = "input_required"
@@ -173,7 +181,7 @@ def _answer(entry: Any, loc: Loc) -> tuple[str, ToolResultBlock | Message]:
         metadata = {"interruptId": raw_id, "status": status}
         return raw_id, Message("user", [TextBlock(text)], RESUME_ID_PREFIX + raw_id, metadata=metadata)
     data = {"id": request_id, "kind": kind, "status": status, "payload": payload}
-    answer = [DataBlock(data, RESPONSE_DATA)]
+    answer: list[Block] = [DataBlock(data, RESPONSE_DATA)]
     return raw_id, Message("user", answer, RESUME_ID_PREFIX + raw_id, metadata={"interruptId": raw_id})
 
 

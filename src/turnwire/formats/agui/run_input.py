@@ -44,13 +44,17 @@ def _get(body: dict[str, Any], camel: str, snake: str) -> Any:
     return body[camel] if camel in body else body.get(snake)
 
 
-def _id(body: dict[str, Any], camel: str, snake: str, *, required: bool) -> str | None:
+def _id(body: dict[str, Any], camel: str, snake: str) -> str:
+    """A required id: a non-empty string."""
     value = _get(body, camel, snake)
-    if value is None and not required:
-        return None
     if not isinstance(value, str) or not value:
         raise InputError(f"{camel} must be a non-empty string", loc=(camel,))
     return value
+
+
+def _optional_id(body: dict[str, Any], camel: str, snake: str) -> str | None:
+    """An id that may be absent (``None``); given, it must be a non-empty string."""
+    return None if _get(body, camel, snake) is None else _id(body, camel, snake)
 
 
 def parse_run_input(body: Any) -> RunInput:
@@ -58,8 +62,8 @@ def parse_run_input(body: Any) -> RunInput:
     (``loc`` relative to the body: ``("messages", 2, "toolCallId")``, ``("resume", 0, "status")``)."""
     if not isinstance(body, dict):
         raise InputError("expected a JSON object (RunAgentInput)", loc=())
-    thread_id = _id(body, "threadId", "thread_id", required=True)
-    run_id = _id(body, "runId", "run_id", required=True)
+    thread_id = _id(body, "threadId", "thread_id")
+    run_id = _id(body, "runId", "run_id")
     raw_messages = body.get("messages", [])
     messages = parse_messages(raw_messages)
     resume = body.get("resume")
@@ -71,10 +75,10 @@ def parse_run_input(body: Any) -> RunInput:
     if not isinstance(context, list):
         raise InputError("context must be a list", loc=("context",))
     return RunInput(
-        thread_id=thread_id,  # type: ignore[arg-type]  # required above
-        run_id=run_id,  # type: ignore[arg-type]
+        thread_id=thread_id,
+        run_id=run_id,
         messages=messages + answers,
-        parent_run_id=_id(body, "parentRunId", "parent_run_id", required=False),
+        parent_run_id=_optional_id(body, "parentRunId", "parent_run_id"),
         tools=tools,
         state=body.get("state"),
         context=context,

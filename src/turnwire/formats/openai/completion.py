@@ -41,10 +41,10 @@ def render_completion(
     thoughts: list[str] = []
     calls: dict[str, ToolCallBlock] = {}
     executed: list[dict[str, Any]] = []
-    for message in turn.messages:
-        if message.role not in ("assistant", "tool"):
+    for msg in turn.messages:
+        if msg.role not in ("assistant", "tool"):
             continue
-        for block in message.content:
+        for block in msg.content:
             if isinstance(block, TextBlock) and block.text:
                 texts.append(block.text)
             elif isinstance(block, ReasoningBlock) and block.text:

@@ -64,8 +64,9 @@ def render_messages(msgs: Sequence[Message]) -> list[dict[str, Any]]:
 
 
 def _user_content(msg: Message) -> str | list[dict[str, Any]]:
-    if all(isinstance(b, TextBlock) for b in msg.content):
-        return "".join(b.text for b in msg.content)  # type: ignore[union-attr]
+    texts = [b.text for b in msg.content if isinstance(b, TextBlock)]
+    if len(texts) == len(msg.content):  # text only
+        return "".join(texts)
     parts = [p for p in (_part(b) for b in msg.content) if p is not None]
     return parts
 

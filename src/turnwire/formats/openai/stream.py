@@ -96,29 +96,29 @@ class ChatChunkEncoder:
         if self._finished:
             return []
         out = self.start()
-        cls = type(event)
-        if cls is MessageDelta:
-            out += self._text("content", event.id, event.delta)  # type: ignore[union-attr]
-        elif cls is ThoughtDelta:
-            out += self._text("reasoning_content", event.id, event.delta)  # type: ignore[union-attr]
-        elif cls is MessageEvent:
-            out += self._text("content", None, event.text)  # type: ignore[union-attr]
-        elif cls is Thought:
-            out += self._text("reasoning_content", None, event.text)  # type: ignore[union-attr]
-        elif cls is ToolCall:
-            if event.id:  # type: ignore[union-attr]
-                self.calls[event.id] = (event.name, event.arguments)  # type: ignore[union-attr]
-        elif cls is ToolResult:
-            out += self._executed(event)  # type: ignore[arg-type]
-        elif cls is InteractionRequest:
-            out += self._client_call(event)  # type: ignore[arg-type]
-        elif cls is Usage:
-            self.usage = event  # type: ignore[assignment]
-        elif cls is ErrorEvent:
+        # type(event) is C: the exact class (events are never subclassed), narrowed by the type checker
+        if type(event) is MessageDelta:
+            out += self._text("content", event.id, event.delta)
+        elif type(event) is ThoughtDelta:
+            out += self._text("reasoning_content", event.id, event.delta)
+        elif type(event) is MessageEvent:
+            out += self._text("content", None, event.text)
+        elif type(event) is Thought:
+            out += self._text("reasoning_content", None, event.text)
+        elif type(event) is ToolCall:
+            if event.id:
+                self.calls[event.id] = (event.name, event.arguments)
+        elif type(event) is ToolResult:
+            out += self._executed(event)
+        elif type(event) is InteractionRequest:
+            out += self._client_call(event)
+        elif type(event) is Usage:
+            self.usage = event
+        elif type(event) is ErrorEvent:
             if self._error is None:
-                self._error = (event.message, event.code)  # type: ignore[union-attr]
-        elif cls is Done and event.stop_reason is not None:  # type: ignore[union-attr]
-            self.stop_reason = event.stop_reason  # type: ignore[union-attr]
+                self._error = (event.message, event.code)
+        elif type(event) is Done and event.stop_reason is not None:
+            self.stop_reason = event.stop_reason
         return out
 
     def _text(self, key: str, part_id: str | None, text: str) -> list[Chunk]:
@@ -162,8 +162,9 @@ class ChatChunkEncoder:
         self._finished = True
         out = self.start()
         reason = stop_reason if stop_reason is not None else self.stop_reason
-        if error is not None or self._error is not None:
-            message, code = (error, "agent_run_failed") if error is not None else self._error  # type: ignore[misc]
+        failure = (error, "agent_run_failed") if error is not None else self._error
+        if failure is not None:
+            message, code = failure
             out.append(
                 error_body(message or RUN_FAILED_TEXT, "server_error", code=code or "agent_run_failed")
             )

@@ -76,65 +76,68 @@ def answer_of(events: Iterable[Event]) -> Answer:
     texts: dict[str, tuple[TextBlock, list[str]]] = {}
     thoughts: dict[str, tuple[ReasoningBlock, list[str]]] = {}
     n_thoughts = 0
+    # ``type(e) is C``: as cheap as comparing ``e.__class__``, and the type checker narrows ``e`` on
+    # it (events are never subclassed).
     for e in events:
-        cls = e.__class__
-        if cls is MessageDelta:
+        if type(e) is MessageDelta:
             entry = texts.get(e.id)
             if entry is None:  # a delta for an unopened id opens it (stream and store alike)
                 entry = texts[e.id] = (TextBlock(""), [])
                 blocks.append(entry[0])
             entry[1].append(e.delta)
-        elif cls is ThoughtDelta:
+        elif type(e) is ThoughtDelta:
             thought = thoughts.get(e.id)
             if thought is None:
                 thought = thoughts[e.id] = (ReasoningBlock("", id=e.id), [])
                 blocks.append(thought[0])
             thought[1].append(e.delta)
-        elif cls is MessageStart:
+        elif type(e) is MessageStart:
             if e.id not in texts:
                 texts[e.id] = (TextBlock(""), [])
                 blocks.append(texts[e.id][0])
-        elif cls is ThoughtStart:
+        elif type(e) is ThoughtStart:
             if e.id not in thoughts:
                 thoughts[e.id] = (ReasoningBlock("", id=e.id), [])
                 blocks.append(thoughts[e.id][0])
-        elif cls is MessageEnd:
+        elif type(e) is MessageEnd:
             entry = texts.pop(e.id, None)
             if entry is not None:
                 entry[0].text = "".join(entry[1])
-        elif cls is ThoughtEnd:
+        elif type(e) is ThoughtEnd:
             thought = thoughts.pop(e.id, None)
             if thought is not None:
                 thought[0].text = "".join(thought[1])
-        elif cls is MessageEvent:
+        elif type(e) is MessageEvent:
             blocks.append(TextBlock(e.text or ""))
-        elif cls is Thought:
+        elif type(e) is Thought:
             n_thoughts += 1  # the stream's id for a one-piece thought (``UIStreamEncoder._thought``)
             blocks.append(ReasoningBlock(e.text or "", id=f"reasoning-{n_thoughts}"))
-        elif cls is ToolCall:
+        elif type(e) is ToolCall:
             if e.id:
                 blocks.append(ToolCallBlock(e.id, e.name, e.arguments))
                 if e.render is not None:
                     blocks.append(render_block(e.id, e.render))
-        elif cls is ToolResult:
+        elif type(e) is ToolResult:
             blocks.append(ToolResultBlock(e.id, e.name, e.result_output, e.is_error))
             if e.render is not None:
                 blocks.append(render_block(e.id, e.render))
-        elif cls is DataEvent:
+        elif type(e) is DataEvent:
             if not e.transient:
                 blocks.append(DataBlock(e.data, e.name))
-        elif cls is FileEvent:
+        elif type(e) is FileEvent:
             if e.url and e.media_type:
                 blocks.append(ResourceBlock(uri=e.url, mime_type=e.media_type))
-        elif cls is InteractionRequest:
+        elif type(e) is InteractionRequest:
             blocks.extend(interaction_parts(e))
-        elif cls is ErrorEvent:
+        elif type(e) is ErrorEvent:
             blocks.append(agent_error_block(e.message, e.code, e.detail))
             out.errored = True
             break
-        elif cls is Usage:
+        elif type(e) is Usage:
             usage = {k: getattr(e, k) for k in ("input", "output", "total", "cost")}
             out.usage = {k: v for k, v in usage.items() if v is not None} or None
-    for block, pieces in (*texts.values(), *thoughts.values()):
-        block.text = "".join(pieces)
+    for text, pieces in texts.values():
+        text.text = "".join(pieces)
+    for reasoning, pieces in thoughts.values():
+        reasoning.text = "".join(pieces)
     return out

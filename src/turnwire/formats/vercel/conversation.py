@@ -234,7 +234,7 @@ def render_answer(
     else:
         called = {b.id for b in blocks if isinstance(b, ToolCallBlock)}
         resumed = {b.id for b in blocks if isinstance(b, ToolResultBlock) and b.id not in called}
-        context = [
+        context: list[Block] = [
             b
             for m in history
             for b in m.content

@@ -120,7 +120,7 @@ class UIStreamDecoder:
 
     def _interaction(self, chunk: dict[str, Any]) -> list[Event]:
         self._asked = True
-        data = chunk.get("data") if isinstance(chunk.get("data"), dict) else {}
+        data = given if isinstance(given := chunk.get("data"), dict) else {}
         return [
             InteractionRequest(
                 id=str(chunk.get("id")), kind=str(data.get("kind")), payload=data.get("payload")
@@ -132,7 +132,7 @@ class UIStreamDecoder:
 
     def _finish(self, chunk: dict[str, Any]) -> list[Event]:
         events: list[Event] = []
-        meta = chunk.get("messageMetadata") if isinstance(chunk.get("messageMetadata"), dict) else {}
+        meta = given if isinstance(given := chunk.get("messageMetadata"), dict) else {}
         usage = meta.get("usage")
         if isinstance(usage, dict):
             events.append(

@@ -155,7 +155,7 @@ def for_v5(part: dict[str, Any]) -> None:
     a denial is an error reading ``Tool call execution denied.`` (v5's own wording for it)."""
     state = part.get("state")
     approval = part.pop("approval", None)
-    new_state = V5_STATES.get(state)  # type: ignore[arg-type]
+    new_state = V5_STATES.get(state) if isinstance(state, str) else None
     if new_state is None:
         return
     part["state"] = new_state

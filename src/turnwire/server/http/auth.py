@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from starlette.exceptions import HTTPException
+from fastapi import HTTPException
 from starlette.requests import Request
 
 TENANT_PATTERN: Final = re.compile(r"[A-Za-z0-9._-]{1,64}")

@@ -215,11 +215,11 @@ class SettlingRun:
         event = await self._run.pull(timeout)
         kind = type(event)
         if kind is ToolResult:
-            call_id = event.id  # type: ignore[union-attr]
+            call_id = event.id
             if call_id in self._held:
                 self._ran.add(call_id)
         elif kind is Done:
-            await self._settle(event.stop_reason)  # type: ignore[union-attr]
+            await self._settle(event.stop_reason)
         return event
 
     async def aclose(self) -> None:

@@ -17,7 +17,7 @@ in tests) gets FastAPI's handler, unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 import fastapi.routing as fastapi_routing
@@ -28,7 +28,7 @@ from starlette.types import Receive, Scope, Send
 
 from turnwire.server.context import AppContext
 
-Handler = Callable[[Request], Awaitable[Response]]
+Handler = Callable[[Request], Coroutine[Any, Any, Response]]
 
 # FastAPI 0.13x+ keeps an included route as it is and builds its handler per request for the
 # including router's context (its dependencies added), published in this context variable. Older

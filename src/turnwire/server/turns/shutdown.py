@@ -115,6 +115,6 @@ def begin_on_stop_signals() -> Iterator[None]:
     try:
         yield
     finally:
-        for sig, before in previous.items():
-            if signal.getsignal(sig) is handle:
-                signal.signal(sig, before)
+        for signum, before in previous.items():
+            if signal.getsignal(signum) is handle:
+                signal.signal(signum, before)

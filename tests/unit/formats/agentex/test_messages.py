@@ -178,6 +178,14 @@ def test_data_is_a_data_block_whose_role_follows_the_author() -> None:
     assert content_to_message(data({"k": 1}, author="agent")).role == "assistant"
 
 
+@pytest.mark.parametrize("kind", [["image"], {"image": 1}, None, 7])
+def test_data_whose_type_is_not_a_string_stays_data(kind: Any) -> None:
+    # A file block stored as data has "type": "image" | "resource"; any other JSON "type" (a list
+    # or an object cannot even be looked up) is the client's data, kept as it came.
+    given = {"type": kind, "data": "aGk="}
+    assert parse_messages([data(given, author="user")]) == [Message("user", [DataBlock(given)])]
+
+
 def test_tool_request_is_a_tool_message_with_a_tool_call_block() -> None:
     assert content_to_message(tool_request("c1", "search", {"q": "x"})) == Message(
         "tool", [ToolCallBlock("c1", "search", {"q": "x"})]

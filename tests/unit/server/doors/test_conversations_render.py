@@ -18,12 +18,20 @@ from turnwire.conversations.planning import INTERRUPTED_REASON, interrupted_cont
 from turnwire.errors import UnknownFormatError
 from turnwire.formats import get_format, names
 from turnwire.server.doors.agentex.conversation import INTERRUPTED_PART, render_conversation
+from turnwire.store.base import StoredMessage
 
 TASK = "task-1"
 
 
-def record(id: str, content: dict[str, Any]) -> dict[str, Any]:
-    return {"id": id, "task_id": TASK, "content": content, "streaming_status": "DONE"}
+def record(id: str, content: dict[str, Any]) -> Any:
+    """A stored TaskMessage; one the test notes (under ``content["turnwire"]``) is a
+    ``StoredMessage`` with that note beside the content, as the store keeps it."""
+    if "turnwire" not in content:
+        return {"id": id, "task_id": TASK, "content": content, "streaming_status": "DONE"}
+    note = content["turnwire"]
+    content = {k: v for k, v in content.items() if k != "turnwire"}
+    stored = {"id": id, "task_id": TASK, "content": content, "streaming_status": "DONE"}
+    return StoredMessage(stored, note, None)
 
 
 def text(author: str, content: str) -> dict[str, Any]:

@@ -21,15 +21,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from turnwire.conversations.planning import INTERRUPTED, marker_type, to_messages
-from turnwire.conversations.stored import stored_conversation
+from turnwire.conversations.planning import INTERRUPTED, marker_type
+from turnwire.conversations.stored import read_conversation
 from turnwire.formats.a2a import render_task
 from turnwire.formats.a2a.task import COMPLETED, FAILED, INPUT_REQUIRED, WORKING, task_state
-from turnwire.formats.agentex.annotations import annotation
+from turnwire.formats.agentex import content_to_message
 from turnwire.model import InteractionRequest, Message, StopReason
 from turnwire.server.context import AppContext
 from turnwire.server.doors.a2a.rpc import task_not_found
 from turnwire.server.turns.running import live_key
+from turnwire.store.base import StoredMessage
 from turnwire.store.errors import NotFoundError
 
 SEPARATOR: Final = "~"
@@ -121,7 +122,7 @@ async def load_task(app: AppContext, task_id: Any) -> StoredTask:
     return task
 
 
-async def session_records(app: AppContext, session_id: str) -> list[dict[str, Any]]:
+async def session_records(app: AppContext, session_id: str) -> list[StoredMessage]:
     """The session's stored conversation (``[]`` when the tenant has no such session)."""
     store = app.store
     if store is None:
@@ -130,14 +131,14 @@ async def session_records(app: AppContext, session_id: str) -> list[dict[str, An
         stored = await store.get_task_by_name(session_id)
     except NotFoundError:
         return []
-    return await stored_conversation(store, stored["id"])
+    return await read_conversation(store, stored["id"])
 
 
-def task_keys(records: Sequence[dict[str, Any]]) -> list[str]:
+def task_keys(records: Sequence[StoredMessage]) -> list[str]:
     """The keys of the A2A tasks in a session's conversation, oldest first."""
     keys: list[str] = []
     for record in records:
-        answer = annotation(record["content"]).get("message_id")
+        answer = record.note.get("message_id")
         if isinstance(answer, str) and answer.startswith(ANSWER_PREFIX):
             key = answer[len(ANSWER_PREFIX) :]
             if key not in keys:
@@ -146,25 +147,24 @@ def task_keys(records: Sequence[dict[str, Any]]) -> list[str]:
 
 
 def task_from_records(
-    task_id: str, session_id: str, key: str, records: Sequence[dict[str, Any]]
+    task_id: str, session_id: str, key: str, records: Sequence[StoredMessage]
 ) -> StoredTask | None:
     """The task ``key`` of a session's conversation: the user's message that started it, then
     every content of its turns and the answers between them; ``None`` if it wrote nothing."""
     answer = answer_id(key)
-    mine = [i for i, r in enumerate(records) if annotation(r["content"]).get("message_id") == answer]
+    mine = [i for i, r in enumerate(records) if r.note.get("message_id") == answer]
     if not mine:
         return None
     start = mine[0]
     # The client's messages are stored before the turn's contents, without a turn's note.
-    while start > 0 and not annotation(records[start - 1]["content"]).get("turn"):
+    while start > 0 and not records[start - 1].note.get("turn"):
         start -= 1
     end = mine[-1]
-    last_turn = annotation(records[end]["content"]).get("turn")
+    last_turn = records[end].note.get("turn")
     task = StoredTask(task_id, session_id, key)
     stop_reason: str | None = None
     for record in records[start : end + 1]:
-        content = record["content"]
-        note = annotation(content)
+        content, note = record.record["content"], record.note
         mine_now = note.get("turn") == last_turn
         if mine_now and isinstance(note.get("stop_reason"), str):
             stop_reason = note["stop_reason"]  # the recorder notes it on the turn's last content
@@ -180,10 +180,8 @@ def task_from_records(
             continue
         if note.get("transient") or marker_type(content) is not None:
             continue
-        for message in to_messages([record]):
-            message.id = record["id"]
-            task.messages.append(message)
-    interrupted = any(marker_type(r["content"]) == INTERRUPTED for r in records[end : end + 2])
+        task.messages.append(content_to_message(content, record.id, note))
+    interrupted = any(marker_type(r.record["content"]) == INTERRUPTED for r in records[end : end + 2])
     if interrupted and stop_reason is None:
         stop_reason = StopReason.CANCELLED
     if stop_reason is None and task.pending:

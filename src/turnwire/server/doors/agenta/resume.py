@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
@@ -67,7 +67,7 @@ def events_in(chunks: list[bytes]) -> int:
     return sum(chunk.count(b"\n\n") for chunk in chunks)
 
 
-async def after(body: AsyncIterator[bytes], skip: int) -> AsyncIterator[bytes]:
+async def after(body: AsyncGenerator[bytes, None], skip: int) -> AsyncIterator[bytes]:
     """``body`` (whole numbered SSE events, and keepalive lines) without its first ``skip`` events."""
     async with contextlib.aclosing(body):
         async for data in body:

@@ -179,13 +179,13 @@ async def invoke(request: Request, app: AppContext, agent_name: str) -> Response
     trailer = fmt.sse_trailer if transport is Transport.SSE else b""
     encoder = fmt.stream_encoder(info)
     if transport is Transport.SSE and fmt.sse_event_ids:  # resumable: GET /invoke/{session}/stream
-        body = stream_body(turn.events, encoder, transport, trailer=trailer, event_ids=turn.trace_id)
+        frames = stream_body(turn.events, encoder, transport, trailer=trailer, event_ids=turn.trace_id)
         wire, keepalive = resumable_wire(fmt), SSE_KEEPALIVE_LINE
         return serve_turn(
-            app, turn, body, transport, out_headers, detached=detached, wire=wire, keepalive=keepalive
+            app, turn, frames, transport, out_headers, detached=detached, wire=wire, keepalive=keepalive
         )
-    body = stream_body(turn.events, encoder, transport, trailer=trailer)
-    return serve_turn(app, turn, body, transport, out_headers, detached=detached)
+    frames = stream_body(turn.events, encoder, transport, trailer=trailer)
+    return serve_turn(app, turn, frames, transport, out_headers, detached=detached)
 
 
 def _batch(fmt: WireFormat, events: list[Event], info: TurnInfo, headers: dict[str, str]) -> Response:

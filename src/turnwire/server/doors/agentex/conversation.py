@@ -1,6 +1,7 @@
 """``GET /tasks/{id}/messages?format=<any format>``: a stored conversation in any wire format.
 
-The conversation is the task's log with rewinds applied (``conversation.effective``). The Vercel
+The conversation is one branch of the task (``store.branches``): the latest, or the one ending at
+``?branch=<leaf message id>``; ``GET /tasks/{id}/branches`` lists them. The Vercel
 form is what a ``useChat`` page had before a reload: one assistant UIMessage per answer (however
 many turns an approval split it into), tool parts with their final state, and a call still waiting
 for its approval in ``approval-requested`` with the approval id the client must echo back.
@@ -9,7 +10,7 @@ for its approval in ``approval-requested`` with the approval id the client must 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Final
 
 from fastapi import APIRouter
@@ -17,17 +18,16 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from turnwire.conversations.planning import INTERRUPTED, marker_type
-from turnwire.conversations.stored import stored_conversation
+from turnwire.conversations.stored import read_conversation
 from turnwire.errors import InputError
 from turnwire.formats import NOTE_KEY, get_format, names
 from turnwire.formats.agentex import content_to_message
-from turnwire.formats.agentex.annotations import annotation, public_record
 from turnwire.interactions import pending_approvals
 from turnwire.model import DataBlock, InteractionRequest, Message, ResourceBlock, Role
 from turnwire.server.doors.agentex.body import Id
 from turnwire.server.doors.agentex.deps import StoreDep
 from turnwire.server.doors.agentex.errors import AgentexRoute, json_response
-from turnwire.store.base import Store
+from turnwire.store.base import Store, StoredMessage
 from turnwire.store.errors import NotFoundError
 
 INTERRUPTED_PART: Final = "turnwire-interrupted"
@@ -62,11 +62,11 @@ class _Notice:
     data: dict[str, Any]
 
 
-def _message(record: dict[str, Any], session_id: str) -> Message | InteractionRequest | _Notice | None:
+def _message(stored: StoredMessage, session_id: str) -> Message | InteractionRequest | _Notice | None:
+    record, note = stored.record, stored.note
     content = record["content"]
     if marker_type(content) == INTERRUPTED:
         return Message(Role.ASSISTANT, [DataBlock(content["data"], INTERRUPTED_PART)], id=record["id"])
-    note = annotation(content)
     data = content.get("data") if content.get("type") == "data" else None
     if note.get("transient"):
         return None  # no client keeps transient data in a message (stored as it came, any shape)
@@ -77,7 +77,7 @@ def _message(record: dict[str, Any], session_id: str) -> Message | InteractionRe
         if kind == "error":
             detail = note.get("error_detail")
             return _Notice(data if detail is None else {**data, "detail": detail})
-    message = content_to_message(content, record["id"])
+    message = content_to_message(content, record["id"], note)
     if isinstance(data, dict) and data.get("type") == "file" and isinstance(data.get("url"), str):
         message.content = [ResourceBlock(uri=data["url"], mime_type=data.get("media_type"))]
     if note:
@@ -129,25 +129,27 @@ def _lead(message: Message, leading: list[tuple[str, dict[str, Any]]]) -> None:
 
 
 def render_conversation(
-    records: Sequence[dict[str, Any]], fmt: str, session_id: str = ""
+    records: Sequence[StoredMessage | dict[str, Any]], fmt: str, session_id: str = ""
 ) -> list[dict[str, Any]]:
-    """Stored TaskMessages (rewinds applied) -> the conversation in ``fmt``, as its adapter says a
-    client of that format holds it. A call already answered has left its request behind, so only
-    open approvals are passed on. Messages a turn wrote carry ``metadata[NOTE_KEY]`` (its turn,
-    the session ``session_id``, its usage) for the adapter; annotations stay out of the stored form."""
+    """A stored branch (``StoredMessage``s, or bare TaskMessages: no notes) -> the conversation in
+    ``fmt``, as its adapter says a client of that format holds it. A call already answered has left
+    its request behind, so only open approvals are passed on. Messages a turn wrote carry
+    ``metadata[NOTE_KEY]`` (its turn, the session ``session_id``, its usage) for the adapter; the
+    stored form is the TaskMessages themselves."""
     adapter = get_format(fmt)
+    stored = [r if isinstance(r, StoredMessage) else StoredMessage(r, {}, None) for r in records]
     if adapter.stored:
-        return [public_record(r) for r in records]
+        return [m.record for m in stored]
     msgs: list[Message] = []
     requests: list[InteractionRequest] = []
     leading: list[tuple[str, dict[str, Any]]] = []
-    for record in records:
-        item = _message(record, session_id)
+    for message in stored:
+        item = _message(message, session_id)
         if isinstance(item, Message):
             _lead(item, leading)
             msgs.append(item)
         else:
-            note = annotation(record["content"])
+            note = message.note
             if isinstance(item, InteractionRequest):
                 requests.append(item)
                 entry = {
@@ -168,7 +170,11 @@ def render_conversation(
 async def _answer(request: Request, store: Store, key: str) -> Response:
     fmt = _format(request)
     task = await find_task(store, key)
-    records = await stored_conversation(store, task["id"])
+    leaf = request.query_params.get("branch") or None
+    try:
+        records = await read_conversation(store, task["id"], leaf)
+    except NotFoundError:
+        raise InputError(f"no message {leaf!r} in this task", loc=("query", "branch")) from None
     messages = render_conversation(records, fmt, task.get("name") or task["id"])
     body = {"task_id": task["id"], "format": fmt, "messages": messages}
     return json_response(body)
@@ -182,7 +188,19 @@ async def conversation_by_name(task_name: Id, request: Request, store: StoreDep)
 @router.get("/{task_id}/messages", summary="Conversation of a task, in a wire format")
 async def conversation(task_id: Id, request: Request, store: StoreDep) -> Response:
     """``?format=agentex`` (default: TaskMessages), ``agenta``, ``vercel`` (UIMessages), ``agui``
-    or ``openai``.
+    or ``openai``; ``?branch=<leaf message id>`` reads that branch (default: the latest).
 
     ``task_id`` may also be a session id (the task's name)."""
     return await _answer(request, store, task_id)
+
+
+@router.get("/{task_id}/branches", summary="Branches of a task's conversation")
+async def branches(task_id: Id, store: StoreDep) -> Response:
+    """Each branch (one per edit or regenerate, and the first): its ``leaf_id`` (read it with
+    ``/messages?branch=``), ``fork_id`` (the message it leaves another branch after; ``null``:
+    none), ``created_at`` (its first message after the fork) and ``latest`` (read by default).
+
+    ``task_id`` may also be a session id (the task's name)."""
+    task = await find_task(store, task_id)
+    found = await store.list_branches(task["id"])
+    return json_response({"task_id": task["id"], "branches": [asdict(b) for b in found]})

@@ -101,7 +101,7 @@ def _known(exc: Exception) -> Response | None:
     if isinstance(exc, AgentexError):
         return json_response(error_body(exc.status, exc.message, exc.data), exc.status)
     if isinstance(exc, Unauthorized):
-        return json_response(error_body(401, exc.message, exc.data), 401, exc.headers)
+        return json_response(error_body(401, exc.message, exc.data), 401, dict(exc.headers or {}))
     return None
 
 

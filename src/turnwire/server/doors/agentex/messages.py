@@ -12,7 +12,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from turnwire.errors import InputError
-from turnwire.formats.agentex.annotations import public_record
 from turnwire.formats.agentex.content import STREAMING_STATUSES, normalize_content
 from turnwire.server.doors.agentex.body import (
     FILTERS,
@@ -153,7 +152,7 @@ async def list_messages(request: Request, store: StoreDep) -> Response:
         descending=direction != "asc",
         filters=filters,
     )
-    return json_response([public_record(r) for r in rows])
+    return json_response(rows)
 
 
 @router.get(
@@ -182,10 +181,10 @@ async def list_paginated(request: Request, store: StoreDep) -> Response:
         newer=direction == "newer",
         filters=filters,
     )
-    data = [public_record(r) for r in found.data]
+    data = found.data
     return json_response({"data": data, "next_cursor": found.next_cursor, "has_more": found.has_more})
 
 
 @router.get("/{message_id}", summary="Retrieve Message")
 async def retrieve(message_id: Id, store: StoreDep) -> Response:
-    return json_response(public_record(await store.get_message(message_id)))
+    return json_response(await store.get_message(message_id))

@@ -117,11 +117,11 @@ async def agui(request: Request, app: AppContext, agent_name: str) -> Response:
     # them by), the run itself by the client's runId.
     info = TurnInfo(turn.session_id, turn.trace_id, turn.message_id, turn.history, run_id=run.run_id)
     assert AGUI.stream_encoder is not None
-    body = stream_body(turn.events, AGUI.stream_encoder(info), Transport.SSE)
+    frames = stream_body(turn.events, AGUI.stream_encoder(info), Transport.SSE)
     headers = {**turn.headers, **AGUI.stream_headers}
     # Registered like every door's turn: stop reaches it; a client that leaves cancels it (unless
     # x-ag-on-disconnect / TURNWIRE_ON_DISCONNECT say continue).
-    return serve_turn(app, turn, body, Transport.SSE, headers, detached=detached)
+    return serve_turn(app, turn, frames, Transport.SSE, headers, detached=detached)
 
 
 def _run_input(body: dict[str, Any]) -> RunInput:

@@ -113,10 +113,10 @@ async def chat(request: Request, app: AppContext, agent_name: str) -> Response:
     )
     info = TurnInfo(turn.session_id, turn.trace_id, turn.message_id, turn.history, version)
     assert VERCEL.stream_encoder is not None
-    body = stream_body(turn.events, VERCEL.stream_encoder(info), Transport.SSE, trailer=VERCEL.sse_trailer)
+    frames = stream_body(turn.events, VERCEL.stream_encoder(info), Transport.SSE, trailer=VERCEL.sse_trailer)
     # A chat page's turn outlives its connection: a reload resumes it (GET /chat/{id}/stream).
     headers = {**turn.headers, **VERCEL.stream_headers}
-    return serve_turn(app, turn, body, Transport.SSE, headers, detached=True, wire=CHAT_WIRE)
+    return serve_turn(app, turn, frames, Transport.SSE, headers, detached=True, wire=CHAT_WIRE)
 
 
 def _trigger(value: Any) -> str:

@@ -1,0 +1,91 @@
+"""What a recorder notes beside each stored content: the message and turn it is part of, a part's
+id, a data block's shape, and the turn's usage and stop reason (``formats.agentex.annotations``);
+mixed into ``TurnRecorder``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from turnwire.conversations.recorder_entries import Entry
+from turnwire.formats.agentex.messages import wraps_data
+from turnwire.model import (
+    DataBlock,
+    DataEvent,
+    Done,
+    ErrorEvent,
+    Event,
+    Thought,
+    ThoughtDelta,
+    ThoughtStart,
+    ToolCall,
+    ToolResult,
+    Usage,
+)
+
+
+class RecorderNotes:
+    """The notes of a turn's contents, and its usage and stop reason once known."""
+
+    _note: dict[str, Any]
+    _thoughts: int
+    _last: Entry | None
+    _entries: dict[int, Entry]
+    usage: dict[str, Any] | None
+    stop_reason: str | None
+
+    def _mark_ending(self) -> None:
+        raise NotImplementedError  # provided by TurnRecorder
+
+    def _note_for(self, event: Event) -> dict[str, Any]:
+        """The note of the content(s) ``event`` starts; also notes usage and stop reason.
+        A recorder told neither message nor turn (a library caller's) notes nothing."""
+        cls = event.__class__
+        if cls is Done or cls is ErrorEvent:
+            self._mark_ending()
+        if not self._note:
+            return self._note
+        if cls is ThoughtStart or cls is ThoughtDelta:  # a delta here opened its part itself
+            return {**self._note, "part_id": event.id}  # type: ignore[union-attr]
+        if cls is Thought:
+            # The UI Message Stream's id for a one-piece thought (``UIStreamEncoder._thought``).
+            self._thoughts += 1
+            return {**self._note, "part_id": f"reasoning-{self._thoughts}"}
+        if cls is DataEvent:
+            extra: dict[str, Any] = {}
+            if wraps_data(DataBlock(event.data, event.name)):  # type: ignore[union-attr]
+                extra["wrapped"] = True
+            if event.transient:  # type: ignore[union-attr]
+                extra["transient"] = True
+            return {**self._note, **extra} if extra else self._note
+        if cls is ErrorEvent and event.detail is not None:  # type: ignore[union-attr]
+            return {**self._note, "error_detail": event.detail}  # type: ignore[union-attr]
+        if (cls is ToolCall or cls is ToolResult) and event.render is not None:  # type: ignore[union-attr]
+            return {**self._note, "render": event.render}  # type: ignore[union-attr]
+        if cls is Usage:
+            usage = {
+                "input": event.input,  # type: ignore[union-attr]
+                "output": event.output,  # type: ignore[union-attr]
+                "total": event.total,  # type: ignore[union-attr]
+                "cost": event.cost,  # type: ignore[union-attr]
+            }
+            self.usage = {k: v for k, v in usage.items() if v is not None} or None
+        elif cls is Done and event.stop_reason is not None:  # type: ignore[union-attr]
+            self.stop_reason = event.stop_reason  # type: ignore[union-attr]
+        return self._note
+
+    def _turn_end(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.usage:
+            out["usage"] = self.usage
+        if self.stop_reason is not None:
+            out["stop_reason"] = self.stop_reason
+        return out
+
+    def _note_turn_end(self) -> None:
+        """Usage and stop reason go on the turn's last content (written again if it already was)."""
+        last, end = self._last, self._turn_end()
+        if last is None or not end or not self._note:
+            return
+        last.note = {**last.note, **end}
+        last.changes += 1
+        self._entries.setdefault(last.index, last)

@@ -1,0 +1,128 @@
+"""Canonical messages → Responses input items (what a client holds and sends back as ``input``).
+
+==========================  ===========================================================================
+canonical                   input item
+==========================  ===========================================================================
+user/system/developer       ``message`` with ``input_text`` / ``input_image`` / ``input_file`` parts
+assistant text              ``message`` (``role: assistant``) with ``output_text`` parts
+``ReasoningBlock``          ``reasoning`` with its summary (the full text when it has no summary)
+``ToolCallBlock``           ``function_call`` (``call_id``, ``name``, ``arguments`` as JSON text)
+``ToolResultBlock``         ``function_call_output`` (``output`` as text)
+a decision result           ``mcp_approval_response`` (``approval_request_id`` = its token, ``approve``,
+                            ``reason``)
+``UnknownBlock``            the item or part it was read from
+==========================  ===========================================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from turnwire.formats._function_calls import encode_output
+from turnwire.formats.responses.items import function_call_item, output_text, reasoning_item
+from turnwire.model import (
+    AttachmentBlock,
+    Block,
+    ImageBlock,
+    Message,
+    ReasoningBlock,
+    ResourceBlock,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    UnknownBlock,
+)
+
+INPUT_ROLES = ("user", "system", "developer")
+
+
+def render_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for msg in messages:
+        if msg.role in INPUT_ROLES:
+            _input_message(msg, out)
+        else:
+            _assistant_side(msg, out)
+    return out
+
+
+def _input_message(msg: Message, out: list[dict[str, Any]]) -> None:
+    parts = [p for p in (_input_part(b) for b in msg.content) if p is not None]
+    item: dict[str, Any] = {"type": "message", "role": msg.role, "content": parts}
+    if msg.id:
+        item["id"] = msg.id
+    out.append(item)
+
+
+def _input_part(block: Block) -> dict[str, Any] | None:
+    if isinstance(block, TextBlock):
+        return {"type": "input_text", "text": block.text}
+    if isinstance(block, ImageBlock):
+        url = block.uri or (
+            f"data:{block.mime_type or 'image/png'};base64,{block.data}" if block.data else None
+        )
+        return {"type": "input_image", "image_url": url, "detail": "auto"} if url else None
+    if isinstance(block, AttachmentBlock):
+        part: dict[str, Any] = {"type": "input_file", "file_id": block.attachment_id}
+        if block.filename:
+            part["filename"] = block.filename
+        return part
+    if isinstance(block, ResourceBlock):
+        if block.data:
+            part = {
+                "type": "input_file",
+                "file_data": f"data:{block.mime_type or 'application/octet-stream'};base64,{block.data}",
+            }
+        elif block.uri:
+            part = {"type": "input_file", "file_url": block.uri}
+        else:
+            return None
+        if block.filename:
+            part["filename"] = block.filename
+        return part
+    if isinstance(block, UnknownBlock):
+        return block.raw
+    return None
+
+
+def _is_decision(block: ToolResultBlock) -> bool:
+    output = block.output
+    return isinstance(output, dict) and isinstance(output.get("approved"), bool)
+
+
+def _assistant_side(msg: Message, out: list[dict[str, Any]]) -> None:
+    text: dict[str, Any] | None = None
+    for block in msg.content:
+        if isinstance(block, TextBlock):
+            if text is None:
+                text = {"type": "message", "role": "assistant", "status": "completed", "content": []}
+                if msg.id:
+                    text["id"] = msg.id
+                out.append(text)
+            text["content"].append(output_text(block.text))
+            continue
+        text = None  # a later text after a call or thought is a message of its own
+        if isinstance(block, ReasoningBlock):
+            summary = block.summary or ([block.text] if block.text else [])
+            out.append(reasoning_item(block.id or f"rs_{len(out)}", summary))
+        elif isinstance(block, ToolCallBlock):
+            out.append(function_call_item(block.id or f"call_{len(out)}", block.name, block.input))
+        elif isinstance(block, ToolResultBlock):
+            out.append(_result(block))
+        elif isinstance(block, UnknownBlock):
+            out.append(block.raw)
+
+
+def _result(block: ToolResultBlock) -> dict[str, Any]:
+    if _is_decision(block):
+        output = block.output
+        item: dict[str, Any] = {
+            "type": "mcp_approval_response",
+            "approval_request_id": output.get("interactionToken") or "",
+            "approve": output["approved"],
+        }
+        if isinstance(output.get("reason"), str):
+            item["reason"] = output["reason"]
+        return item
+    return {"type": "function_call_output", "call_id": block.id or "", "output": encode_output(block.output)}

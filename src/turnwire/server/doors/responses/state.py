@@ -1,0 +1,161 @@
+"""Stored responses: a response is one turn of a turnwire session.
+
+A response's id names its turn and its session, ``resp_<trace id><session id>``, so any worker
+finds it in the store (tenant-scoped like every read) without an index of its own. The response
+object as the stream built it (what ``response.completed`` carried), with the turn's input items,
+is kept in the annotation of the last content the turn stored (``content["turnwire"]["response"]``):
+no reader of any other wire sees it, no agent history contains it, and deleting the session
+deletes it. A turn that stored no content at all keeps no response.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+from turnwire.conversations.planning import to_messages
+from turnwire.conversations.recording import settled
+from turnwire.conversations.stored import stored_conversation
+from turnwire.formats.agentex.annotations import KEY, annotation
+from turnwire.interactions import tool_call_id_of, tool_name_of
+from turnwire.model import InteractionRequest, Message, ToolResultBlock
+from turnwire.runtime.transcript import decisions
+from turnwire.server.doors.responses.errors import NotFound
+from turnwire.server.http.errors import RequestError
+from turnwire.store.base import Store
+from turnwire.store.errors import NotFoundError
+
+PREFIX: Final = "resp_"
+ANNOTATION: Final = "response"
+_ID = re.compile(r"resp_([0-9a-f]{32})([A-Za-z0-9._:-]{1,128})")
+
+
+def response_id(trace_id: str, session_id: str) -> str:
+    return f"{PREFIX}{trace_id}{session_id}"
+
+
+def parse_response_id(value: str, param: str | None = None) -> tuple[str, str]:
+    """``(trace id, session id)`` of a response id; ``NotFound`` for anything else."""
+    match = _ID.fullmatch(value)
+    if match is None:
+        raise NotFound(f"No response found with id {value!r}.", param)
+    return match[1], match[2]
+
+
+async def session_task(store: Store, session_id: str, what: str, param: str | None = None) -> dict[str, Any]:
+    try:
+        return await store.get_task(session_id)
+    except NotFoundError:
+        pass
+    try:
+        return await store.get_task_by_name(session_id)
+    except NotFoundError:
+        raise NotFound(what, param) from None
+
+
+def envelope_of(record: dict[str, Any]) -> dict[str, Any] | None:
+    value = annotation(record["content"]).get(ANNOTATION)
+    return value if isinstance(value, dict) else None
+
+
+def envelopes(records: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """``(trace id, envelope)`` of the session's stored responses, oldest first."""
+    out = []
+    for record in records:
+        envelope = envelope_of(record)
+        if envelope is not None:
+            out.append((str(annotation(record["content"]).get("turn") or ""), envelope))
+    return out
+
+
+async def load(
+    store: Store, rid: str, param: str | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
+    """The task, its stored conversation and the envelope of response ``rid`` (``NotFound``)."""
+    missing = f"No response found with id {rid!r}."
+    trace, session = parse_response_id(rid, param)
+    task = await session_task(store, session, missing, param)
+    records = await stored_conversation(store, task["id"])
+    for turn, envelope in envelopes(records):
+        if turn == trace:
+            return task, records, envelope
+    raise NotFound(missing, param)
+
+
+async def persist(store: Store, task_id: str, trace_id: str, envelope: dict[str, Any] | None) -> bool:
+    """Keep (``None``: forget) the envelope on the turn's last stored content; ``False`` when the
+    turn stored nothing."""
+    await settled(task_id)  # the recorder may still be writing the turn's end
+    records = await stored_conversation(store, task_id)
+    for record in reversed(records):
+        content = record["content"]
+        note = annotation(content)
+        if note.get("turn") != trace_id:
+            continue
+        if envelope is None:
+            note = {k: v for k, v in note.items() if k != ANNOTATION}
+        else:
+            note = {**note, ANNOTATION: envelope}
+        await store.update_contents(task_id, {record["id"]: {**content, KEY: note}})
+        return True
+    return False
+
+
+def issued_approvals(records: list[dict[str, Any]]) -> dict[str, InteractionRequest]:
+    """The approval requests stored in the conversation, by token."""
+    out: dict[str, InteractionRequest] = {}
+    for record in records:
+        content = record["content"]
+        data = content.get("data") if content.get("type") == "data" else None
+        if (
+            isinstance(data, dict)
+            and data.get("type") == "interaction_request"
+            and isinstance(data.get("id"), str)
+        ):
+            out[data["id"]] = InteractionRequest(data["id"], str(data.get("kind") or ""), data.get("payload"))
+    return out
+
+
+def resolve_decisions(messages: list[Message], records: list[dict[str, Any]], raw_input: list[Any]) -> None:
+    """Give each ``mcp_approval_response`` (a decision without a call id) the call its token was
+    issued for, found among the conversation's stored approval requests; a token the conversation
+    never issued is a 409 naming the item. (The pipeline then checks the signature and claims it.)"""
+    issued: dict[str, InteractionRequest] | None = None
+    answered: dict[str, Any] = {}
+    for msg in messages:
+        for block in msg.content:
+            if not isinstance(block, ToolResultBlock) or block.id is not None:
+                continue
+            output = block.output
+            if not isinstance(output, dict) or not isinstance(output.get("approved"), bool):
+                continue
+            if issued is None:
+                issued = issued_approvals(records)
+                answered = decisions(to_messages(records))
+            token = output.get("interactionToken")
+            request = issued.get(token) if isinstance(token, str) else None
+            call_id = tool_call_id_of(request) if request is not None else None
+            where = next(
+                (
+                    i
+                    for i, item in enumerate(raw_input)
+                    if isinstance(item, dict) and item.get("approval_request_id") == token
+                ),
+                0,
+            )
+            if call_id is not None and call_id in answered:
+                # One answer per request: a replay (or a changed mind) would act on a call again.
+                raise RequestError.at(
+                    409,
+                    "this approval request was already answered; a decision is final",
+                    ("input", where, "approval_request_id"),
+                    "approval_already_answered",
+                )
+            if request is None or call_id is None:
+                raise RequestError.at(
+                    409,
+                    "this approval_request_id was not issued in this conversation (forged, or another's)",
+                    ("input", where, "approval_request_id"),
+                    "approval_token_invalid",
+                )
+            block.id, block.name = call_id, tool_name_of(request)
