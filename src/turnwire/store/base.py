@@ -248,6 +248,11 @@ class Store(Protocol):
         first (the recorder's periodic flush of messages it created). Ids that are missing or of
         another task are left alone; status is kept."""
 
+    async def update_notes(self, task_id: str, notes: Mapping[str, dict[str, Any]]) -> None:
+        """Replace the notes (``StoredMessage.note``) of messages of ``task_id``; their contents,
+        status and stamps are left as they are. Ids that are missing or of another task are left
+        alone."""
+
     async def message_clock(self, task_id: str) -> int:
         """The task's latest server stamp (µs): a writer stamping its own messages starts after it.
         ``NotFoundError`` for an unknown or deleted task."""

@@ -317,6 +317,18 @@ class MessageQueries:
         async with self.db.write() as conn:
             await conn.execute(stmt, [{"mid": mid, "c": _dumps(updates[mid]).decode()} for mid in ids])
 
+    async def update_notes(self, task_id: str, notes: Mapping[str, dict[str, Any]]) -> None:
+        if not notes:
+            return
+        stmt = (
+            sa.update(messages)
+            .where(M.id == sa.bindparam("mid"), M.task_id == task_id)
+            .values(note=sa.bindparam("n"))
+        )
+        rows = [{"mid": mid, "n": _dumps(note).decode()} for mid, note in notes.items()]
+        async with self.db.write() as conn:
+            await conn.execute(stmt, rows)
+
     def _where(self, task_id: str, filters: list[MessageFilter] | None) -> list[Any]:
         cond: list[Any] = [M.task_id == task_id]
         clause = filters_clause(filters or [], messages, self.db.dialect)

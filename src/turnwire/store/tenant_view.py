@@ -155,6 +155,10 @@ class TenantStore:
         if await self.owns(task_id):
             await self.inner.update_contents(task_id, updates)
 
+    async def update_notes(self, task_id: str, notes: Mapping[str, dict[str, Any]]) -> None:
+        if await self.owns(task_id):
+            await self.inner.update_notes(task_id, notes)
+
     async def message_clock(self, task_id: str) -> int:
         await self._require(task_id)
         return await self.inner.message_clock(task_id)

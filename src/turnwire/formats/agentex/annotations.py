@@ -13,7 +13,9 @@ message's *note* (``StoredMessage.note``, the ``messages.note`` column), never p
 - ``render``: a call's or result's ``render`` (the stream's ``data-render`` part after it);
 - ``error_detail``: an error's ``detail`` (the stream's ``data-agent-error.errorDetail``);
 - ``usage``, ``stop_reason``: on the last content of a turn;
-- ``rewind``: on a rewind marker of a release before branches (``store.branches``).
+- ``rewind``: on a rewind marker of a release before branches (``store.branches``);
+- ``response``: on the last content of a Responses turn, the response object it answered with
+  (``server.doors.responses.state``).
 
 Earlier releases kept the note inside the content, under ``"turnwire"``; migration step 6
 (``store.note_migration``) moved it out.
@@ -34,5 +36,6 @@ FIELDS: Final = (
     "usage",
     "stop_reason",
     "rewind",
+    "response",
 )
 """The keys a note may hold."""

@@ -141,9 +141,10 @@ async def _session(app: AppContext, req: ResponsesRequest) -> tuple[str, list[di
     if req.previous_response_id is not None:
         if not req.store or store is None:
             raise RequestError.at(400, "previous_response_id needs store: true", ("store",), "store_required")
-        _, records, _ = await load(store, req.previous_response_id, "previous_response_id")
+        _, messages, _ = await load(store, req.previous_response_id, "previous_response_id")
         trace, session = parse_response_id(req.previous_response_id)
-        stored = envelopes(records)
+        records = [m.record for m in messages]
+        stored = envelopes(messages)
         if stored and stored[-1][0] != trace:
             raise RequestError.at(
                 409,

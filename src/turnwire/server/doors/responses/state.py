@@ -3,9 +3,9 @@
 A response's id names its turn and its session, ``resp_<trace id><session id>``, so any worker
 finds it in the store (tenant-scoped like every read) without an index of its own. The response
 object as the stream built it (what ``response.completed`` carried), with the turn's input items,
-is kept in the annotation of the last content the turn stored (``content["turnwire"]["response"]``):
-no reader of any other wire sees it, no agent history contains it, and deleting the session
-deletes it. A turn that stored no content at all keeps no response.
+is kept in the note of the last message the turn stored (``StoredMessage.note["response"]``, beside
+the content, never in it): no reader of any other wire sees it, no agent history contains it, and
+deleting the session deletes it. A turn that stored no content at all keeps no response.
 """
 
 from __future__ import annotations
@@ -15,14 +15,13 @@ from typing import Any, Final
 
 from turnwire.conversations.planning import to_messages
 from turnwire.conversations.recording import settled
-from turnwire.conversations.stored import stored_conversation
-from turnwire.formats.agentex.annotations import KEY, annotation
+from turnwire.conversations.stored import read_conversation
 from turnwire.interactions import tool_call_id_of, tool_name_of
 from turnwire.model import InteractionRequest, Message, ToolResultBlock
 from turnwire.runtime.transcript import decisions
 from turnwire.server.doors.responses.errors import NotFound
 from turnwire.server.http.errors import RequestError
-from turnwire.store.base import Store
+from turnwire.store.base import Store, StoredMessage
 from turnwire.store.errors import NotFoundError
 
 PREFIX: Final = "resp_"
@@ -53,50 +52,48 @@ async def session_task(store: Store, session_id: str, what: str, param: str | No
         raise NotFound(what, param) from None
 
 
-def envelope_of(record: dict[str, Any]) -> dict[str, Any] | None:
-    value = annotation(record["content"]).get(ANNOTATION)
+def envelope_of(message: StoredMessage) -> dict[str, Any] | None:
+    value = message.note.get(ANNOTATION)
     return value if isinstance(value, dict) else None
 
 
-def envelopes(records: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+def envelopes(stored: list[StoredMessage]) -> list[tuple[str, dict[str, Any]]]:
     """``(trace id, envelope)`` of the session's stored responses, oldest first."""
     out = []
-    for record in records:
-        envelope = envelope_of(record)
+    for message in stored:
+        envelope = envelope_of(message)
         if envelope is not None:
-            out.append((str(annotation(record["content"]).get("turn") or ""), envelope))
+            out.append((str(message.note.get("turn") or ""), envelope))
     return out
 
 
 async def load(
     store: Store, rid: str, param: str | None = None
-) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
+) -> tuple[dict[str, Any], list[StoredMessage], dict[str, Any]]:
     """The task, its stored conversation and the envelope of response ``rid`` (``NotFound``)."""
     missing = f"No response found with id {rid!r}."
     trace, session = parse_response_id(rid, param)
     task = await session_task(store, session, missing, param)
-    records = await stored_conversation(store, task["id"])
-    for turn, envelope in envelopes(records):
+    stored = await read_conversation(store, task["id"])
+    for turn, envelope in envelopes(stored):
         if turn == trace:
-            return task, records, envelope
+            return task, stored, envelope
     raise NotFound(missing, param)
 
 
 async def persist(store: Store, task_id: str, trace_id: str, envelope: dict[str, Any] | None) -> bool:
-    """Keep (``None``: forget) the envelope on the turn's last stored content; ``False`` when the
-    turn stored nothing."""
+    """Keep (``None``: forget) the envelope in the note of the turn's last stored message;
+    ``False`` when the turn stored nothing."""
     await settled(task_id)  # the recorder may still be writing the turn's end
-    records = await stored_conversation(store, task_id)
-    for record in reversed(records):
-        content = record["content"]
-        note = annotation(content)
+    for message in reversed(await read_conversation(store, task_id)):
+        note = message.note
         if note.get("turn") != trace_id:
             continue
         if envelope is None:
             note = {k: v for k, v in note.items() if k != ANNOTATION}
         else:
             note = {**note, ANNOTATION: envelope}
-        await store.update_contents(task_id, {record["id"]: {**content, KEY: note}})
+        await store.update_notes(task_id, {message.id: note})
         return True
     return False
 
