@@ -27,6 +27,7 @@ from starlette.responses import Response
 
 from turnwire.errors import InputError
 from turnwire.server.context import current
+from turnwire.server.doors.a2a.methods import dispatch
 from turnwire.server.doors.a2a.rpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -87,9 +88,6 @@ def rest_error(error: RpcError) -> Response:
 
 
 async def _answer(request: Request, name: str, method: str, params: dict[str, Any] | None = None) -> Response:
-    # Imported here: the JSON-RPC routes module imports this one to mount it.
-    from turnwire.server.doors.a2a.routes import dispatch
-
     app = current(request)
     try:
         if name not in app.agents:

@@ -27,6 +27,7 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
+import turnwire.server.doors.a2a.push as push
 from turnwire.errors import InputError
 from turnwire.fold import fold
 from turnwire.formats.a2a import INPUT_REQUIRED, TaskStreamEncoder, parse_message, render_message, render_task
@@ -36,7 +37,6 @@ from turnwire.interactions import tool_call_id_of
 from turnwire.model import DataBlock, Event, Message, Role, ToolResultBlock
 from turnwire.runtime.context import new_random_id
 from turnwire.server.context import AppContext
-from turnwire.server.doors.a2a import push
 from turnwire.server.doors.a2a.rpc import (
     CONTENT_TYPE_NOT_SUPPORTED,
     INTERNAL_ERROR,
