@@ -79,6 +79,7 @@ async def test_a_task_on_one_worker_is_subscribed_to_and_canceled_on_the_other(
                 if "artifactUpdate" in event:
                     break
             canceled = (await http.post(f"{url_b}/a2a", json=rpc_body("CancelTask", {"id": task_id}))).json()
+            assert "result" in canceled, canceled  # the error says why, if B did not see the task
             assert canceled["result"]["status"]["state"] == "TASK_STATE_CANCELED", canceled
             rest = [e async for e in stream]
         assert rest[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_CANCELED"
