@@ -10,6 +10,11 @@ messages follow that user message. Files, tried in order for scenario ``s`` at s
   without ending the HTTP response (a stream cut mid-way);
 - ``s.json``: ``{"status", "headers", "body"}``, a plain error response.
 
+``POST /v1/responses`` (the Responses API, which the OpenAI Agents SDK uses by default) replays
+``responses/s.n.sse`` the same way: the step counts the model's outputs (runs of ``function_call`` /
+assistant message / reasoning items) after the last user input item, a denial is a
+``function_call_output`` of this turn saying "denied", and error scenarios share ``s.json``.
+
 Every request body is kept (``requests``), and every stream records when it started and when the
 server saw the client leave (``disconnects``).
 """
@@ -34,6 +39,7 @@ from starlette.routing import Route
 from services import serve_app
 
 STREAMS = Path(__file__).parent / "fixtures" / "openai_streams"
+RESPONSES = STREAMS / "responses"
 
 
 class Abort(Exception):
@@ -82,6 +88,43 @@ def _pick(messages: list[dict[str, Any]]) -> tuple[str | None, int, bool]:
     return _index().get(str(content).strip()), step, denied
 
 
+def _pick_responses(body: dict[str, Any]) -> tuple[str | None, int, bool]:
+    """(scenario, step, denied) for a Responses request's ``input`` items."""
+    items = body.get("input")
+    if isinstance(items, str):
+        items = [{"role": "user", "content": items}]
+    items = [i for i in items or () if isinstance(i, dict)]
+    users = [n for n, i in enumerate(items) if i.get("role") == "user"]
+    if not users:
+        return None, 0, False
+    content = items[users[-1]].get("content")
+    if isinstance(content, list):
+        content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    step, in_output, denied = 0, False, False
+    for item in items[users[-1] + 1 :]:
+        output = item.get("type") in ("function_call", "reasoning") or item.get("role") == "assistant"
+        if output and not in_output:
+            step += 1
+        in_output = output
+        if item.get("type") == "function_call_output" and "denied" in str(item.get("output", "")):
+            denied = True
+    return _index().get(str(content).strip()), step, denied
+
+
+def _replay(state: FakeOpenAI, folder: Path, scenario: str, step: int, denied: bool) -> Response:
+    candidates = [f"{scenario}.{step}.denied.sse"] if denied else []
+    candidates += [f"{scenario}.{step}.sse"] + ([f"{scenario}.sse", f"{scenario}.json"] if step == 0 else [])
+    for name in candidates:
+        path = (STREAMS if name.endswith(".json") else folder) / name
+        if not path.exists():
+            continue
+        if name.endswith(".json"):
+            spec = orjson.loads(path.read_bytes())
+            return JSONResponse(spec["body"], spec["status"], headers=spec.get("headers"))
+        return ReplayResponse(state, scenario, _events(path.read_bytes()))
+    return JSONResponse({"error": {"message": f"no recording {candidates}", "type": "test"}}, 400)
+
+
 def _events(raw: bytes) -> list[bytes]:
     return [block + b"\n\n" for block in raw.replace(b"\r\n", b"\n").split(b"\n\n") if block.strip()]
 
@@ -108,7 +151,21 @@ def make_app(state: FakeOpenAI) -> Starlette:
             return ReplayResponse(state, scenario, _events(path.read_bytes()))
         return JSONResponse({"error": {"message": f"no recording {candidates}", "type": "test"}}, 400)
 
-    return Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"])])
+    async def responses(request: Request) -> Response:
+        body = orjson.loads(await request.body())
+        state.requests.append(body)
+        state.headers.append(dict(request.headers))
+        scenario, step, denied = _pick_responses(body)
+        if scenario is None:
+            return JSONResponse({"error": {"message": "no recording for this prompt", "type": "test"}}, 400)
+        return _replay(state, RESPONSES, scenario, step, denied)
+
+    return Starlette(
+        routes=[
+            Route("/v1/chat/completions", completions, methods=["POST"]),
+            Route("/v1/responses", responses, methods=["POST"]),
+        ]
+    )
 
 
 class ReplayResponse(Response):

@@ -56,7 +56,7 @@ async def test_a_v3_database_migrates_keeping_its_tasks_and_messages(db_url: str
         with pytest.raises(NotFoundError):
             await store.create_messages("no-such-task", [TEXT])
     versions = (await execute(db_url, "SELECT version FROM schema_migrations ORDER BY version"))[0]
-    assert versions[-3:] == [(4,), (5,), (6,)]  # and every later step (6: notes and parents)
+    assert versions[-4:] == [(4,), (5,), (6,), (7,)]  # 6: notes and parents, 7: open turns
 
 
 async def test_names_are_per_tenant_and_sessions_never_cross(store: SqlStore) -> None:

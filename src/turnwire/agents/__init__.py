@@ -1,7 +1,8 @@
 """Built-in agents, model adapters, and the loader that finds agents by name (``turnwire serve --agent``).
 
-``openai_agent`` and ``pydantic_ai_agent`` are imported on first use: they need the optional extras
-``turnwire[openai]`` / ``turnwire[pydantic-ai]``, which the base install does not have.
+``openai_agent``, ``pydantic_ai_agent``, ``openai_agents_agent`` and ``langgraph_agent`` are imported on
+first use: they need the optional extras ``turnwire[openai]``, ``turnwire[pydantic-ai]``,
+``turnwire[openai-agents]`` and ``turnwire[langgraph]``, which the base install does not have.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ __all__ = [
     "Tool",
     "builtin_agents",
     "demo_agent",
+    "langgraph_agent",
     "load_agent",
     "openai_agent",
+    "openai_agents_agent",
     "pydantic_ai_agent",
     "tool",
 ]
@@ -33,4 +36,12 @@ def __getattr__(name: str) -> Any:
         from turnwire.agents.pydantic_ai import pydantic_ai_agent
 
         return pydantic_ai_agent
+    if name == "openai_agents_agent":
+        from turnwire.agents.openai_agents import openai_agents_agent
+
+        return openai_agents_agent
+    if name == "langgraph_agent":
+        from turnwire.agents.langgraph import langgraph_agent
+
+        return langgraph_agent
     raise AttributeError(f"module 'turnwire.agents' has no attribute {name!r}")

@@ -23,24 +23,49 @@ def builtin_agents() -> dict[str, Agent]:
 
 
 def _adapt(target: object) -> Agent | None:
-    """A turnwire agent for an object of a supported agent framework (a ``pydantic_ai.Agent``), else ``None``.
+    """A turnwire agent for an agent object of a supported framework (a ``pydantic_ai.Agent``, an
+    OpenAI Agents SDK ``agents.Agent``, a compiled LangGraph graph), else ``None``.
 
-    pydantic-ai is only looked at when the spec's module already imported it, so the base install
-    never needs it.
+    A framework is only looked at when something already imported it, so the base install never
+    needs it.
     """
-    from turnwire.agents.pydantic_ai_check import is_pydantic_ai_agent
+    from turnwire.agents.frameworks import framework_of
 
-    if is_pydantic_ai_agent(target):
+    framework = framework_of(target)
+    if framework == "pydantic-ai":
         from turnwire.agents.pydantic_ai import pydantic_ai_agent
 
         return pydantic_ai_agent(target)  # type: ignore[arg-type]
+    if framework == "openai-agents":
+        from turnwire.agents.openai_agents import openai_agents_agent
+
+        return openai_agents_agent(target)  # type: ignore[arg-type]
+    if framework == "langgraph":
+        from turnwire.agents.langgraph import langgraph_agent
+
+        return langgraph_agent(target)
     return None
+
+
+def as_agent(target: object, where: str) -> Agent:
+    """``target`` as a turnwire agent: a framework's agent object wrapped by its adapter, an agent
+    as it is. Anything else raises ``AgentLoadError`` ("``where`` names ...") saying what it is and
+    which adapter serves which kind of agent, so a mistake fails at start, not on every turn."""
+    wrapped = _adapt(target)
+    if wrapped is not None:
+        return wrapped
+    from turnwire.agents.frameworks import ADAPTERS, near_miss
+
+    problem = near_miss(target) or agent_problem(target)
+    if problem is not None:
+        raise AgentLoadError(f"{where} names {problem} ({ADAPTERS})")
+    return target  # type: ignore[return-value]
 
 
 def load_agent(spec: str) -> Agent:
     """The agent named by ``spec``: ``package.module:attribute`` (the attribute may be dotted,
-    ``module:Class.method``) or the name of a built-in agent (``demo``). A ``pydantic_ai.Agent``
-    object is wrapped with ``pydantic_ai_agent``.
+    ``module:Class.method``) or the name of a built-in agent (``demo``). A framework's agent object
+    (``pydantic_ai.Agent``, ``agents.Agent``, a compiled LangGraph graph) is wrapped by its adapter.
 
     Raises ``AgentLoadError`` with a message naming the spec and the problem when the module
     cannot be imported, the attribute is missing, or the object is not a callable agent.
@@ -73,13 +98,7 @@ def load_agent(spec: str) -> Agent:
             raise AgentLoadError(
                 f"agent spec {spec!r}: {module_name!r} has no attribute {attr_path!r}"
             ) from None
-    wrapped = _adapt(target)
-    if wrapped is not None:
-        return wrapped
-    problem = agent_problem(target)
-    if problem is not None:
-        raise AgentLoadError(f"agent spec {spec!r} names {problem}")
-    return target  # type: ignore[return-value]
+    return as_agent(target, f"agent spec {spec!r}")
 
 
 _ASYNC_ITERATOR_RETURNS: Final = frozenset(

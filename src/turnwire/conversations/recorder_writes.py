@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Final
 
 import orjson
@@ -17,6 +17,7 @@ from turnwire.conversations.recorder_entries import DONE, IN_PROGRESS, Entry
 from turnwire.model import Event
 from turnwire.store.base import NewRow, RowChange, Store
 from turnwire.store.clock import now_us
+from turnwire.store.open_turns import close_turn, hold, open_turn, release
 
 log = logging.getLogger("turnwire.conversations.recording")
 
@@ -45,9 +46,11 @@ class RecorderWrites:
     _closed: bool
     _failing: bool
     _last_flush: float
+    _turn_mark: str | None
+    _marking: asyncio.Future[str | None] | None
 
-    def _listened(self, topic: str) -> bool:
-        raise NotImplementedError  # provided by TurnRecorder
+    _listened: Callable[[str], bool]
+    """Whether a frame published now on a topic would reach anyone (set by TurnRecorder)."""
 
     def _close(self, entry: Entry) -> None:
         raise NotImplementedError  # provided by TurnRecorder
@@ -91,6 +94,8 @@ class RecorderWrites:
                         self._sleeping = False
                 if self._closed:
                     return
+                if self._turn_mark is None:
+                    await self._mark_open()
                 try:
                     await self.flush()
                 except Exception:
@@ -104,6 +109,19 @@ class RecorderWrites:
                     return
         finally:
             self._writer = None
+
+    async def _mark_open(self) -> None:
+        """Register the turn as open (``store.open_turns``): it now outlives one flush interval, and
+        a kill between two of its messages must leave a trace."""
+        self._turn_mark = ""
+        hold(self.task_id)  # until the turn is finished (``_finish``): its rows are not orphans
+        # A task of its own: the turn's end waits for it (``_store_rest``), so a mark written
+        # after the end was stored cannot outlive the turn.
+        self._marking = asyncio.ensure_future(open_turn(self.store, self.task_id))
+        try:
+            self._turn_mark = await asyncio.shield(self._marking) or ""
+        except Exception:
+            log.exception("could not mark the turn on task %s as open", self.task_id)
 
     async def flush(self) -> None:
         """Write everything pending in one transaction: new messages (the client's first, then the
@@ -165,6 +183,8 @@ class RecorderWrites:
         try:
             await self._store_rest(events)
         finally:
+            if self._turn_mark is not None:
+                release(self.task_id)
             self._ended()
 
     async def _store_rest(self, events: AsyncIterator[Event]) -> None:
@@ -191,7 +211,14 @@ class RecorderWrites:
             await self.flush()
         except Exception:
             log.exception("could not store the end of a turn on task %s", self.task_id)
-            return
+            return  # its open-turn mark stays: if this process dies, the turn is marked interrupted
+        if self._marking is not None:
+            try:
+                mark = await self._marking
+                if mark:
+                    await close_turn(self.store, mark)
+            except Exception:
+                log.exception("could not clear the open-turn mark of task %s", self.task_id)
         if cut and self._listened(self.task_id):
             for entry in cut:
                 self.pubsub.publish(  # type: ignore[union-attr]

@@ -33,7 +33,7 @@ import asyncio
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from functools import partial
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import orjson
 
@@ -65,13 +65,21 @@ from turnwire.formats.agentex import TaskUpdateEncoder, event_content
 from turnwire.formats.agentex.updates import reasoning_content, text_content
 from turnwire.model import (
     Event,
+    MessageDelta,
+    MessageEnd,
+    MessageStart,
     ThoughtDelta,
+    ThoughtEnd,
     ThoughtStart,
 )
+from turnwire.runtime.live import turn_ending
 from turnwire.store.base import LAST, NewRow, Store
 from turnwire.store.clock import MS, new_id, now_us
 
 FLUSH_INTERVAL: Final = 0.1
+_Streamed = MessageStart | MessageDelta | MessageEnd | ThoughtStart | ThoughtDelta | ThoughtEnd
+_Delta = MessageDelta | ThoughtDelta
+_KEYED: Final = frozenset((START, DELTA, END))
 _closing: set[asyncio.Task[None]] = set()
 
 
@@ -161,6 +169,9 @@ class TurnRecorder(RecorderFrames, RecorderNotes, RecorderWrites):
             self._note["message_id"] = message_id
         if turn_id is not None:
             self._note["turn"] = turn_id
+        self.turn_id = turn_id
+        self._turn_mark: str | None = None  # its ``open_turns`` row ("": none), once it has one
+        self._marking: asyncio.Future[str | None] | None = None
         self._event_note: dict[str, Any] = self._note
         self._thoughts = 0
         self._last: Entry | None = None
@@ -253,16 +264,18 @@ class TurnRecorder(RecorderFrames, RecorderNotes, RecorderWrites):
         """One event of a streamed turn: tracked for the store, its frames published if anyone
         listens (built later, if asked for, from what this leaves in ``_step``)."""
         action, text = STREAM_OPS.get(event.__class__) or stream_op(event)
+        # DELTA, START and END come only with the six streamed classes, each with a str id.
+        key = cast(_Streamed, event).id if action in _KEYED else ""
         entry = None
         if action == DELTA:
             opened = self._open_messages if text else self._open_thoughts
-            entry = opened.get(event.id)  # type: ignore[union-attr]
+            entry = opened.get(key)
             if entry is None:  # a delta without its start opens the message itself
                 entry = self._open(event, text, opened)
                 step = START_DELTA
             else:
                 step = DELTA_FRAME
-            piece = event.delta  # type: ignore[union-attr]
+            piece = cast(_Delta, event).delta
             # Every delta schedules a flush: a message that streams slower than the flush
             # interval is still written at least every interval while it streams.
             if piece:
@@ -272,14 +285,14 @@ class TurnRecorder(RecorderFrames, RecorderNotes, RecorderWrites):
                     self._schedule()
         elif action == START:
             opened = self._open_messages if text else self._open_thoughts
-            if event.id in opened:  # type: ignore[union-attr]
+            if key in opened:
                 step = NO_FRAME
             else:
                 entry = self._open(event, text, opened)
                 step = START_FRAME
         elif action == END:
             opened = self._open_messages if text else self._open_thoughts
-            entry = opened.pop(event.id, None)  # type: ignore[union-attr]
+            entry = opened.pop(key, None)
             if entry is None:
                 step = NO_FRAME
             else:
@@ -307,7 +320,7 @@ class TurnRecorder(RecorderFrames, RecorderNotes, RecorderWrites):
         """A streamed message starts (``text``: text, else reasoning)."""
         note = self._note
         if note and not text and (event.__class__ is ThoughtStart or event.__class__ is ThoughtDelta):
-            note = {**note, "part_id": event.id}  # type: ignore[union-attr]
+            note = {**note, "part_id": cast(_Streamed, event).id}
         index = self._next_index
         self._next_index = index + 1
         stamp = now_us()  # ``_stamp``
@@ -317,7 +330,7 @@ class TurnRecorder(RecorderFrames, RecorderNotes, RecorderWrites):
         content = text_content("") if text else reasoning_content([])
         entry = Entry(index, content, text, IN_PROGRESS, stamp, note, self._tip)
         self._tip = entry.id
-        self._entries[index] = opened[event.id] = self._last = entry  # type: ignore[union-attr]
+        self._entries[index] = opened[cast(_Streamed, event).id] = self._last = entry
         if self._writer is None:
             self._schedule()
         return entry
@@ -351,6 +364,7 @@ class TurnRecorder(RecorderFrames, RecorderNotes, RecorderWrites):
     def _mark_ending(self) -> None:
         if self._ending is None and not self.batch:
             self._ending = begin_ending(self.task_id)
+            turn_ending(self.turn_id)  # and to the other workers, through the live-turn registry
 
     def _ended(self) -> None:
         ending, self._ending = self._ending, None

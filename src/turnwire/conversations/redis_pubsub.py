@@ -19,6 +19,10 @@ from typing import Any, Final
 
 import orjson
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from turnwire.conversations.pubsub import DEFAULT_BACKLOG, Frame, LocalPubSub, _Subscription
 
@@ -49,7 +53,7 @@ class RedisPubSub(LocalPubSub):
     def __init__(self, url: str, backlog: int = DEFAULT_BACKLOG) -> None:
         super().__init__(backlog)
         self.url = url
-        self._client: aioredis.Redis = aioredis.Redis.from_url(url)
+        self._client: aioredis.Redis = client_for(url)
         self._ps: Any = None
         self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(MAX_PENDING)
         self._commands: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
@@ -117,8 +121,11 @@ class RedisPubSub(LocalPubSub):
 
     # ----------------------------------------------------------------- background work
     async def _send(self) -> None:
+        backoff, failing = 0.05, False
+        batch: list[tuple[str, bytes]] = []
         while True:
-            batch = [await self._outbox.get()]
+            if not batch:
+                batch.append(await self._outbox.get())
             while not self._outbox.empty() and len(batch) < 512:
                 batch.append(self._outbox.get_nowait())
             try:
@@ -126,9 +133,21 @@ class RedisPubSub(LocalPubSub):
                 for channel, data in batch:
                     pipe.publish(channel, data)
                 await pipe.execute()
-            except Exception:
-                log.exception("publishing %d task update(s) to Redis failed", len(batch))
-                await asyncio.sleep(0.5)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                # Kept and sent again once Redis answers (a stop signal must not be lost to a
+                # Redis restart); the outbox bounds what waits meanwhile.
+                if not failing:
+                    log.warning("publishing task updates to Redis failed (%s); retrying", exc)
+                    failing = True
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 1.0)
+                continue
+            if failing:
+                log.warning("task updates reach Redis again")
+                failing = False
+            batch, backoff = [], 0.05
 
     async def _command(self) -> None:
         while True:
@@ -168,7 +187,13 @@ class RedisPubSub(LocalPubSub):
             if kind == "message":
                 deliver(topic, orjson.loads(message["data"]))
             elif kind == "subscribe":
-                self._resolve(topic)
+                if self._pending.get(topic):
+                    self._resolve(topic)
+                else:
+                    # The client reconnected and subscribed again by itself (Redis restarted):
+                    # frames published meanwhile are lost, so its readers end, not show a gap.
+                    for sub in self._topics.get(topic, ()):
+                        sub.cut()
 
     def _resolve(self, topic: str, *, failed: bool = False) -> None:
         pending = self._pending.get(topic)
@@ -188,6 +213,26 @@ class RedisPubSub(LocalPubSub):
         for subs in self._topics.values():
             for sub in subs:
                 sub.cut()
+
+
+SOCKET_TIMEOUT: Final = 10.0
+"""Seconds a Redis command may take before its connection is given up (blocking reads wait
+``redis_turnlogs.READ_SLICE`` at most, well under it)."""
+
+
+def client_for(url: str) -> aioredis.Redis:
+    """A client that rides out a Redis restart: a command whose connection broke (the first one
+    on each old connection after a restart) is retried on a new one with a short backoff, and idle
+    connections are checked before use."""
+    retry = Retry(ExponentialBackoff(cap=1.0, base=0.05), retries=8)
+    return aioredis.Redis.from_url(
+        url,
+        socket_timeout=SOCKET_TIMEOUT,
+        socket_connect_timeout=SOCKET_TIMEOUT,
+        retry=retry,
+        retry_on_error=[RedisConnectionError, RedisTimeoutError, OSError],
+        health_check_interval=15,
+    )
 
 
 def _done() -> asyncio.Future[None]:

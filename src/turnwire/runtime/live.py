@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, Final, Protocol
 
 log = logging.getLogger("turnwire.runtime.live")
@@ -32,6 +32,27 @@ STOP_TOPIC: Final = "stop:"
 DEFAULT_IDLE_TIMEOUT: Final = 300.0
 
 _running: set[asyncio.Task[Any]] = set()
+_by_turn: dict[str, LiveTurn] = {}
+"""Live turns of this process by turn id, for ``turn_ending``."""
+LOST_MESSAGE: Final = "the server running this turn stopped before it ended"
+
+
+class TurnLost(Exception):
+    """A turn followed from another process ended without its end (its worker died)."""
+
+
+def turn_ending(turn_id: str | None) -> None:
+    """The recorder's word that turn ``turn_id`` sent its last event and is being stored: other
+    workers starting the conversation's next turn wait for its end (``LiveTurns.settled``)."""
+    turn = _by_turn.get(turn_id) if turn_id is not None else None
+    if turn is None:
+        return
+    ending = getattr(turn.registry.mirror, "ending", None)
+    if ending is not None:
+        try:
+            ending(turn.key, turn.turn_id)
+        except Exception:
+            log.exception("marking turn %s as ending failed", turn_id)
 
 
 class ChunkLog:
@@ -151,7 +172,9 @@ class TurnLogMirror(Protocol):
 
     async def running(self, key: str) -> tuple[str, str] | None: ...
 
-    def follow(self, turn_id: str, keepalive: float | None) -> AsyncIterator[bytes | None]: ...
+    def follow(self, turn_id: str, keepalive: float | None) -> AsyncIterator[bytes | None]:
+        """Raises ``TurnLost`` when the turn ended without its end."""
+        ...
 
 
 class LiveTurn:
@@ -226,20 +249,25 @@ class LiveTurn:
     async def _watch_stop(self) -> None:
         pubsub = self.registry.pubsub
         assert pubsub is not None
-        sub = pubsub.subscribe(STOP_TOPIC + self.key)
-        try:
-            async for _ in sub:
-                self.stop()
+        while True:
+            sub = pubsub.subscribe(STOP_TOPIC + self.key)
+            try:
+                async for _ in sub:
+                    self.stop()
+                    return
                 return
-        except Exception:
-            log.exception("watching stop signals of %s failed", self.key)
-        finally:
-            with contextlib.suppress(Exception):
-                await sub.aclose()
+            except Exception as exc:
+                # Redis went away (the reader is cut): subscribe again, or a stop sent after
+                # Redis came back would never reach this turn.
+                log.warning("watching stop signals of %s: %s; subscribing again", self.key, exc)
+            finally:
+                with contextlib.suppress(Exception):
+                    await sub.aclose()
+            await asyncio.sleep(0.5)
 
     async def follow(
         self, keepalive: float | None = None, keepalive_bytes: bytes = b""
-    ) -> AsyncIterator[bytes]:
+    ) -> AsyncGenerator[bytes, None]:
         """The turn's chunks from its first one, then live ones until it ends. Every ``keepalive``
         seconds without a chunk, ``keepalive_bytes`` (if any). Leaving early is the door's
         choice of what happens to the turn (``detached``)."""
@@ -313,11 +341,14 @@ class LiveTurns:
         turn.task = task
         _running.add(task)
         task.add_done_callback(_running.discard)
+        _by_turn[turn_id] = turn
         return turn
 
     def _finished(self, turn: LiveTurn) -> None:
         if self._turns.get(turn.key) is turn:
             del self._turns[turn.key]
+        if _by_turn.get(turn.turn_id) is turn:
+            del _by_turn[turn.turn_id]
 
     def stop(self, key: str) -> bool:
         """Stop ``key``'s running turn here and signal every other process; ``True`` if it ran here."""
@@ -339,15 +370,44 @@ class LiveTurns:
             return None
 
     async def follow_elsewhere(
-        self, turn_id: str, keepalive: float | None, keepalive_bytes: bytes = b""
-    ) -> AsyncIterator[bytes]:
-        """A turn another process runs, from its mirrored log: ``LiveTurn.follow`` for it."""
+        self, turn_id: str, keepalive: float | None, keepalive_bytes: bytes = b"", lost: bytes = b""
+    ) -> AsyncGenerator[bytes, None]:
+        """A turn another process runs, from its mirrored log: ``LiveTurn.follow`` for it. If the
+        turn ends without its end (its worker died), ``lost`` (the door's error frame) ends the
+        stream; without it, ``TurnLost`` is raised."""
         assert self.mirror is not None
-        async for data in self.mirror.follow(turn_id, keepalive):
-            if data is not None:
-                yield data
-            elif keepalive_bytes:
-                yield keepalive_bytes
+        try:
+            async for data in self.mirror.follow(turn_id, keepalive):
+                if data is not None:
+                    yield data
+                elif keepalive_bytes:
+                    yield keepalive_bytes
+        except TurnLost:
+            log.warning("turn %s ended without its end: its server stopped", turn_id)
+            if not lost:
+                raise
+            yield lost
+
+    async def settled(self, key: str, timeout: float) -> bool:
+        """Wait (at most ``timeout``) until a turn of ``key`` that another worker is storing
+        (it sent its last event) is stored: ``recording.settled`` across processes. True if there
+        was one (what was read of the conversation before is stale)."""
+        probe = getattr(self.mirror, "ending_turn", None)
+        if probe is None or key in self._turns:
+            return False
+        try:
+            turn_id = await probe(key)
+            if turn_id is None:
+                return False
+            deadline = asyncio.get_running_loop().time() + timeout
+            while asyncio.get_running_loop().time() < deadline:
+                found = await self.mirror.running(key)  # type: ignore[union-attr]
+                if found is None or found[0] != turn_id:
+                    return True
+                await asyncio.sleep(0.01)
+        except Exception:
+            log.exception("waiting for the previous turn of %s failed", key)
+        return True
 
     async def close(self) -> None:
         """Stop every running turn and wait for them to end (server shutdown)."""

@@ -21,6 +21,7 @@ from turnwire.server.doors.vercel.routes import chat_router
 from turnwire.server.http.cors import install_browser_policy
 from turnwire.server.http.errors import install_error_handlers
 from turnwire.server.http.models import Health
+from turnwire.server.http.readiness import readiness
 from turnwire.server.http.request_id import RequestIdMiddleware
 from turnwire.server.lifespan import app_lifespan
 from turnwire.server.page import page_router
@@ -37,12 +38,19 @@ def app_context(
 ) -> AppContext:
     """The context an app serves: ``agents`` (default: the built-in ones), the default agent
     (default: ``demo`` if served, else the first agent) and the settings (default: from
-    ``TURNWIRE_*`` variables). A ``default_agent`` that is not among the agents is a ``ValueError``.
+    ``TURNWIRE_*`` variables). A ``default_agent`` that is not among the agents, or an agent that is
+    none (``AgentLoadError``), is a ``ValueError``.
     """
     if agents is None:
         from turnwire.agents import builtin_agents
 
         agents = builtin_agents()
+    from turnwire.agents.loader import as_agent
+
+    # A framework's agent is wrapped by its adapter; anything else that is no agent fails here, at start.
+    adapted = {name: as_agent(agent, f"agents[{name!r}]") for name, agent in agents.items()}
+    if any(adapted[name] is not agent for name, agent in agents.items()):
+        agents = adapted
     if default_agent is None:
         default_agent = DEMO if DEMO in agents or not agents else next(iter(agents))
     elif agents and default_agent not in agents:
@@ -69,6 +77,14 @@ def create_router(
     router = APIRouter()
     # The one route without the context's key check: a load balancer probes it without a key.
     router.add_api_route("/health", health, methods=["GET"], response_model=Health, tags=["health"])
+    router.add_api_route(
+        "/health/ready",
+        readiness(ctx),
+        methods=["GET"],
+        tags=["health"],
+        summary="Readiness: the store and Redis (when configured) answer",
+        responses=READY_RESPONSES,
+    )
     bound = [Depends(ctx.bind)]
     # The turn doors: their routes made with the key check and put on this router as they are.
     # An included route is matched through its included router (FastAPI matches every level
@@ -79,6 +95,15 @@ def create_router(
     for routes in (catalog_router(), agentex.router, conversations_router, task_stream_router):
         router.include_router(routes, dependencies=bound)
     return router
+
+
+READY_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"application/json": {"example": {"status": "ready", "store": "ok", "redis": "ok"}}}},
+    503: {
+        "description": "A required service is unreachable (`Retry-After` says when to ask again)",
+        "content": {"application/json": {"example": {"status": "unavailable", "store": "unreachable"}}},
+    },
+}
 
 
 async def health() -> dict[str, str]:

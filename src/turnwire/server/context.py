@@ -13,7 +13,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from fastapi import Depends
 from starlette.requests import Request
@@ -114,7 +114,9 @@ class AppContext:
         # (every request builds one).
         view = object.__new__(type(self))
         view.__dict__.update(self.__dict__)
-        view.store = None if store is None else TenantStore(store, tenant)
+        # The tenant's view answers every call a route makes, with the tenant fixed (it takes no
+        # ``tenant`` arguments and opens or closes nothing): a Store as far as routes go.
+        view.store = None if store is None else cast(Store, TenantStore(store, tenant))
         view.tenant, view._warm, view._turns = tenant, self.warm, self.turns
         return view
 

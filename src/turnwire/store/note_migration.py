@@ -38,7 +38,8 @@ def convert(rows: list[tuple[str, str, str]]) -> list[dict[str, Any]]:
     """Rows (id, task_id, content JSON) in log order -> the updates: ``{id, c, n, p}`` (content,
     note JSON or ``None``, parent id or ``None``) for every row that changes."""
     out: list[dict[str, Any]] = []
-    task, path = None, []  # the task's conversation so far (ids), rewinds applied
+    task: str | None = None
+    path: list[str] = []  # the task's conversation so far (ids), rewinds applied
     for mid, task_id, text in rows:
         if task_id != task:
             task, path = task_id, []

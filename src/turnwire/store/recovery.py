@@ -48,6 +48,12 @@ async def recover_interrupted(
     return found
 
 
+async def close_messages(store: SqlStore, task_id: str, ids: list[str]) -> None:
+    """Mark these open messages of ``task_id`` interrupted (those still ``IN_PROGRESS``), with
+    one marker after them: what ``recover_interrupted`` does for each task."""
+    await _close_task(store, task_id, ids)
+
+
 async def _close_task(store: SqlStore, task_id: str, ids: list[str]) -> None:
     async with store.db.write() as conn:
         now = now_us()

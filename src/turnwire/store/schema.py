@@ -97,6 +97,19 @@ decisions = sa.Table(
     sa.Column("created_at", sa.BigInteger, nullable=False),
 )
 
+# Streamed turns open on a task, by writer (``store.open_turns``): a turn a dead process left between
+# two messages is marked interrupted like one cut mid-message (step 6, its own MetaData).
+open_turns_metadata = sa.MetaData()
+open_turns = sa.Table(
+    "open_turns",
+    open_turns_metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("task_id", sa.String(64), nullable=False),
+    sa.Column("writer_id", sa.String(64), nullable=False),
+    sa.Column("started_at", sa.BigInteger, nullable=False),
+    sa.Index("ix_open_turns_writer", "writer_id"),
+)
+
 schema_migrations = sa.Table(
     "schema_migrations",
     sa.MetaData(),
@@ -199,6 +212,10 @@ async def _v6_notes_and_parents(conn: AsyncConnection) -> None:
     await move_notes_and_link_parents(conn)
 
 
+async def _v7_open_turns(conn: AsyncConnection) -> None:
+    await conn.run_sync(open_turns_metadata.create_all)
+
+
 MIGRATIONS: Final[list[tuple[int, str, Callable[[AsyncConnection], Awaitable[None]]]]] = [
     (1, "tasks, messages, idempotency keys", _v1_initial),
     (2, "messages index in listing order", _v2_order_index),
@@ -206,6 +223,7 @@ MIGRATIONS: Final[list[tuple[int, str, Callable[[AsyncConnection], Awaitable[Non
     (4, "tasks belong to a tenant; names are unique per tenant", _v4_tenants),
     (5, "one-shot approval decisions", _v5_decisions),
     (6, "messages keep their notes beside the content and know their parent", _v6_notes_and_parents),
+    (7, "open turns by writer", _v7_open_turns),
 ]
 
 

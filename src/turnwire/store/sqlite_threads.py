@@ -276,7 +276,11 @@ class SqliteThreads:
         if self._here_units:  # quick units queued before the pause run before it
             self._to_thread([])
         self._on_thread += 1  # quick units wait behind the pause until the writer goes on
-        pause.on_resume = lambda: loop.call_soon_threadsafe(self._unpause)
+
+        def resume() -> None:
+            loop.call_soon_threadsafe(self._unpause)
+
+        pause.on_resume = resume
         self._writes.put(pause)
         try:
             await asyncio.shield(pause.fut)
@@ -296,7 +300,12 @@ class SqliteThreads:
             for _ in range(self.readers):
                 self._reads.put(None)
         threads, self._threads = self._threads, []
-        await asyncio.get_running_loop().run_in_executor(None, lambda: [t.join() for t in threads])
+
+        def join() -> None:
+            for thread in threads:
+                thread.join()
+
+        await asyncio.get_running_loop().run_in_executor(None, join)
         for conn in (self._here, self._here_writer):
             if conn is not None:
                 conn.close()

@@ -22,6 +22,7 @@ from typing import Final
 import sqlalchemy as sa
 
 from turnwire.store.clock import new_id, now_us
+from turnwire.store.open_turns import open_turn_writers, repair_open_turns, repair_orphans
 from turnwire.store.recovery import recover_interrupted
 from turnwire.store.schema import messages, writers
 from turnwire.store.sql import SqlStore
@@ -63,13 +64,13 @@ def pid_alive(pid: int) -> bool:
 
 
 async def dead_writers(store: SqlStore, *, me: str | None = None) -> list[str]:
-    """Writer ids that own ``IN_PROGRESS`` messages and are dead (see the module doc); ``me``
+    """Writer ids that own ``IN_PROGRESS`` messages or open turns and are dead (see the module doc); ``me``
     is never among them."""
     now, here = now_us(), host_identity()
     owners = (
         sa.select(M.writer_id)
         .where(M.streaming_status == "IN_PROGRESS", M.writer_id.is_not(None))
-        .distinct()
+        .union(open_turn_writers())
         .subquery()
     )
     query = sa.select(owners.c.writer_id, W.host, W.pid, W.lease_until).select_from(
@@ -87,12 +88,13 @@ async def dead_writers(store: SqlStore, *, me: str | None = None) -> list[str]:
 
 
 async def repair_dead_writers(store: SqlStore, *, me: str | None = None) -> dict[str, list[str]]:
-    """Mark the messages of dead writers interrupted and forget those writers; returns task id ->
-    message ids (as ``recover_interrupted``)."""
+    """Mark the messages and turns of dead writers interrupted and forget those writers; returns
+    task id -> message ids (as ``recover_interrupted``; [] for a turn cut between messages)."""
     dead = await dead_writers(store, me=me)
     if not dead:
         return {}
     repaired = await recover_interrupted(store, writers=dead)
+    repaired.update(await repair_open_turns(store, dead, marked=repaired))
     async with store.db.write() as conn:
         await conn.execute(sa.delete(writers).where(W.id.in_(dead)))
     return repaired
@@ -152,6 +154,10 @@ class WriterLease:
                 if repaired:
                     count = sum(len(ids) for ids in repaired.values())
                     log.warning("marked %d message(s) of a stopped server as interrupted", count)
+                orphaned = await repair_orphans(self.store, self.writer_id)
+                if orphaned:
+                    count = len(orphaned)
+                    log.warning("marked %d turn(s) whose end could not be stored as interrupted", count)
             except Exception:
                 log.exception("renewing writer lease %s failed", self.writer_id)
 

@@ -91,13 +91,34 @@ def test_previous_response_id_continues_over_three_turns(client: OpenAI) -> None
     assert [i.content[0].text for i in items.data] == ["three"]
 
 
-def test_continuing_from_an_older_response_is_refused_for_now(client: OpenAI) -> None:
+def test_continuing_from_an_older_response_starts_a_branch_there(client: OpenAI) -> None:
     first = client.responses.create(model="demo", input="one")
-    client.responses.create(model="demo", input="two", previous_response_id=first.id)
-    with pytest.raises(openai.ConflictError) as err:
-        client.responses.create(model="demo", input="again", previous_response_id=first.id)
-    assert err.value.body["param"] == "previous_response_id"
-    assert err.value.body["code"] == "branch_not_supported"
+    second = client.responses.create(model="demo", input="two", previous_response_id=first.id)
+    third = client.responses.create(model="demo", input="three", previous_response_id=second.id)
+    branch = client.responses.create(model="demo", input="again", previous_response_id=first.id)
+    assert branch.output_text == "You said: again" and branch.id[37:] == first.id[37:]
+    session = first.id[37:]
+    http = client._client  # the SDK's own httpx client: the same server, key and base URL
+    base = str(client.base_url).removesuffix("/v1/")
+    task = http.get(f"{base}/tasks/name/{session}").json()["id"]
+    branches = http.get(f"{base}/tasks/{task}/branches").json()["branches"]
+    assert len(branches) == 2 and sum(b["latest"] for b in branches) == 1
+
+    def said(branch: str | None = None) -> list[object]:
+        params = {"format": "agenta", **({"branch": branch} if branch else {})}
+        read = http.get(f"{base}/tasks/{task}/messages", params=params).json()["messages"]
+        return [m["content"] for m in read if m["role"] == "user"]
+
+    # The conversation reads the latest branch: the first turn, then the branch's turn.
+    assert said() == ["one", "again"]
+    # Every response stays readable, and the older branch still holds the second and third turns.
+    assert client.responses.retrieve(third.id).output_text == "You said: three"
+    older = next(b for b in branches if not b["latest"])
+    assert said(older["leaf_id"]) == ["one", "two", "three"]
+    # And continuing the branch continues it, not the older line.
+    after = client.responses.create(model="demo", input="four", previous_response_id=branch.id)
+    assert said() == ["one", "again", "four"]
+    assert after.previous_response_id == branch.id
 
 
 def test_approval_round_trip_runs_the_tool_once(client: OpenAI) -> None:

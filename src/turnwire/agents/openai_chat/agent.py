@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import Any, Final
 
 import openai
@@ -22,6 +23,7 @@ from turnwire.agents.chat_history import (
     to_chat_messages,
     tool_message,
 )
+from turnwire.agents.model_ids import ModelIds
 from turnwire.agents.openai_chat.errors import MAX_STEPS_CODE, incomplete, model_error
 from turnwire.agents.openai_chat.stream import FINISH_REASONS, StepReader, usage_event
 from turnwire.agents.tools import Tool, ToolInputError, approval_request, as_tools, result_text
@@ -112,6 +114,7 @@ class OpenAIAgent:
         while ctx is not None:
             chat = to_chat_messages(ctx.messages, self.system)
             messages = chat.messages
+            ids = ModelIds.of_chat(messages)
             decided = ctx.decisions()
             prefix = str(user_turns(ctx.messages))
             made = tool_call_count(ctx.messages)
@@ -132,7 +135,7 @@ class OpenAIAgent:
                     break
                 reader = StepReader(prefix, *counts)
                 try:
-                    stream = await self.client.chat.completions.create(**self._request(messages))
+                    stream = await self.client.chat.completions.create(**self._request(ids.chat(messages)))
                     try:
                         async for chunk in stream:
                             for event in reader.feed(chunk):
@@ -160,7 +163,7 @@ class OpenAIAgent:
                     made += 1
                     return f"call_{made}"
 
-                calls = reader.tool_calls(next_id)
+                calls = [replace(c, id=ids.from_model(c.id or "")) for c in reader.tool_calls(next_id)]
                 if not calls:
                     reason = reader.finish_reason
                     for event in _ending(usages, Done(stop_reason=FINISH_REASONS.get(reason, reason))):

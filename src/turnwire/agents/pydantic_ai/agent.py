@@ -4,7 +4,8 @@ turnwire approvals (see the package docstring)."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from dataclasses import replace
 from typing import Any, Final
 
 import orjson
@@ -14,6 +15,7 @@ from pydantic_ai import messages as pm
 
 from turnwire.agents.chat_history import DENIED_TEXT, to_chat_messages
 from turnwire.agents.model_errors import status_code
+from turnwire.agents.model_ids import ModelIds
 from turnwire.agents.pydantic_ai.events import Parts, args_of, plain, tool_result, usage_of
 from turnwire.agents.pydantic_ai.messages import to_model_messages
 from turnwire.agents.tools import approval_request
@@ -51,7 +53,8 @@ class PydanticAIAgent:
     async def _run(self, ctx: TurnContext | None) -> AsyncIterator[Event]:
         while ctx is not None:
             chat = to_chat_messages(ctx.messages)
-            history = to_model_messages(chat.messages)
+            ids = ModelIds.of_chat(chat.messages)
+            history = to_model_messages(ids.chat(chat.messages))
             statics = tuple(getattr(self.agent, "_system_prompts", ()))
             if history and statics:  # pydantic-ai only adds them to an empty history
                 history.insert(0, pm.ModelRequest(parts=[pm.SystemPromptPart(content=s) for s in statics]))
@@ -66,7 +69,9 @@ class PydanticAIAgent:
                     if decision is None:
                         asked.append(ToolCall(id=block.id, name=block.name, input=block.input))
                     else:
-                        approvals[block.id or ""] = True if decision.approved else ToolDenied(DENIED_TEXT)
+                        approvals[ids.to_model(block.id or "")] = (
+                            True if decision.approved else ToolDenied(DENIED_TEXT)
+                        )
                 if asked:  # replayed without an answer: ask again, run nothing
                     for call in asked:
                         yield approval_request(call)
@@ -80,7 +85,9 @@ class PydanticAIAgent:
                     prompt = last.parts[0].content
             paused = False
             known = {b.id for b in chat.open_calls if b.id}  # announced by the paused turn already
-            async with contextlib.aclosing(self._stream(ctx, prompt, history, deferred, known)) as stream:
+            async with contextlib.aclosing(
+                self._stream(ctx, prompt, history, deferred, known, ids)
+            ) as stream:
                 async for event in stream:
                     if isinstance(event, Done) and event.stop_reason == StopReason.PAUSED:
                         paused = True
@@ -98,12 +105,14 @@ class PydanticAIAgent:
         history: list[pm.ModelMessage],
         deferred: DeferredToolResults | None,
         announced: set[str],
-    ) -> AsyncIterator[Event]:
+        ids: ModelIds,
+    ) -> AsyncGenerator[Event, None]:
         """One pydantic-ai run as events; ``announced``: call ids not to announce again (pydantic-ai
-        repeats the call event of a resumed deferred call, a client would reset its tool part)."""
+        repeats the call event of a resumed deferred call, a client would reset its tool part);
+        ``ids``: the model's names of the history's call ids."""
         parts = Parts(str(user_turns(ctx.messages)))
         result: Any = None
-        handle = self.agent.run_stream_events(
+        handle: Any = self.agent.run_stream_events(
             prompt,
             output_type=self._output_type,
             message_history=history,
@@ -125,13 +134,15 @@ class PydanticAIAgent:
                             yield out
                     elif isinstance(event, pm.FunctionToolCallEvent):
                         call = event.part
-                        if call.tool_call_id not in announced:
-                            announced.add(call.tool_call_id)
-                            yield ToolCall(id=call.tool_call_id, name=call.tool_name, input=args_of(call))
+                        call_id = ids.from_model(call.tool_call_id)
+                        if call_id not in announced:
+                            announced.add(call_id)
+                            yield ToolCall(id=call_id, name=call.tool_name, input=args_of(call))
                     elif isinstance(event, pm.FunctionToolResultEvent):
-                        yield tool_result(getattr(event, "part", None) or getattr(event, "result", None))
+                        done = tool_result(getattr(event, "part", None) or getattr(event, "result", None))
+                        yield replace(done, id=ids.from_model(done.id or ""))
                     elif type(event).__name__ == "AgentRunResultEvent":
-                        result = event.result  # type: ignore[union-attr]
+                        result = event.result
         except Exception as exc:  # the model's or a tool's failure: report it, end the turn
             for out in parts.close():
                 yield out
@@ -152,19 +163,21 @@ class PydanticAIAgent:
         output = result.output
         if isinstance(output, DeferredToolRequests):
             for call in output.approvals:
-                request = ToolCall(id=call.tool_call_id, name=call.tool_name, input=args_of(call))
-                if call.tool_call_id not in announced:
+                call_id = ids.from_model(call.tool_call_id)
+                request = ToolCall(id=call_id, name=call.tool_name, input=args_of(call))
+                if call_id not in announced:
                     yield request
                 yield approval_request(request)
             for call in output.calls:  # external tools: the client runs them and sends the output
-                request = ToolCall(id=call.tool_call_id, name=call.tool_name, input=args_of(call))
-                if call.tool_call_id not in announced:
+                call_id = ids.from_model(call.tool_call_id)
+                request = ToolCall(id=call_id, name=call.tool_name, input=args_of(call))
+                if call_id not in announced:
                     yield request
                 yield InteractionRequest(
-                    id=f"tool_{call.tool_call_id}",
+                    id=f"tool_{call_id}",
                     kind=InteractionKind.CLIENT_TOOL,
                     payload={
-                        "toolCallId": call.tool_call_id,
+                        "toolCallId": call_id,
                         "toolName": call.tool_name,
                         "input": request.input,
                     },

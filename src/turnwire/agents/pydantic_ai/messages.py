@@ -86,13 +86,13 @@ def from_model_messages(messages: Sequence[pm.ModelMessage]) -> list[Message]:
                     )
             out.append(Message(role=Role.ASSISTANT, content=blocks))
             continue
-        for part in message.parts:
-            if isinstance(part, pm.SystemPromptPart):
-                out.append(Message(role=Role.SYSTEM, content=[TextBlock(part.content)]))
-            elif isinstance(part, pm.UserPromptPart):
-                out.append(Message(role=Role.USER, content=_user_blocks(part.content)))
-            elif isinstance(part, pm.ToolReturnPart | pm.RetryPromptPart) and part.tool_call_id:
-                result = tool_result(part)
+        for req_part in message.parts:
+            if isinstance(req_part, pm.SystemPromptPart):
+                out.append(Message(role=Role.SYSTEM, content=[TextBlock(req_part.content)]))
+            elif isinstance(req_part, pm.UserPromptPart):
+                out.append(Message(role=Role.USER, content=_user_blocks(req_part.content)))
+            elif isinstance(req_part, pm.ToolReturnPart | pm.RetryPromptPart) and req_part.tool_call_id:
+                result = tool_result(req_part)
                 block = ToolResultBlock(
                     id=result.id, name=result.name, output=result.output, is_error=result.is_error
                 )

@@ -20,6 +20,7 @@ from turnwire.server.http.request_id import (
     log_failure,
     log_refusal,
 )
+from turnwire.server.http.unavailable import RETRY_AFTER, unavailable_message, unreachable
 
 
 class RequestError(Exception):
@@ -75,6 +76,10 @@ def _known(exc: Exception) -> Response | None:
         return json_response({"detail": [detail]}, 413, {"connection": "close"})
     if isinstance(exc, UnsupportedMediaType):
         return json_response({"detail": [exc.to_dict()]}, 415)
+    service = unreachable(exc)
+    if service is not None:
+        detail = {"loc": [], "msg": unavailable_message(service), "type": "service_unavailable"}
+        return json_response({"detail": [detail]}, 503, {"retry-after": RETRY_AFTER})
     return None
 
 

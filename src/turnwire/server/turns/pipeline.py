@@ -19,6 +19,7 @@ from starlette.requests import Request
 
 from turnwire.conversations.recording import TurnRecorder, settled
 from turnwire.conversations.stored import Conversation, conversation_on_task, open_conversation
+from turnwire.conversations.turn_endings import SETTLE_SECONDS
 from turnwire.errors import InputError
 from turnwire.model import Message
 from turnwire.runtime import TurnContext
@@ -96,6 +97,10 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
     agent = app.agent(request.agent_name)
     session_id = request.session_id or new_random_id()
     history = request.messages
+    if request.session_id is not None and app.store is not None:
+        # The session's previous turn, on another worker, may have sent its last chunk and not be
+        # stored yet: the conversation is read once it is (``LiveTurns.settled``, bounded).
+        await app.turns.settled(session_scope(app.tenant, session_id), SETTLE_SECONDS)
     conversation = await _open_conversation(app, request, session_id)
     if conversation is not None and await settled(conversation.task_id):
         # The session's previous turn had sent its last chunk but was not stored yet.

@@ -15,8 +15,10 @@ from typing import Final
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
 
-from turnwire.framing import SSE_KEEPALIVE
+from turnwire.formats import TurnInfo, WireFormat
+from turnwire.framing import SSE_KEEPALIVE, sse_frame
 from turnwire.model import Event
+from turnwire.runtime.live import LOST_MESSAGE
 from turnwire.server.context import AppContext
 from turnwire.server.http.errors import RequestError
 from turnwire.server.http.negotiation import Transport
@@ -31,6 +33,20 @@ CONTINUE: Final = "continue"
 def live_key(app: AppContext, session_id: str) -> str:
     """A running turn's key: its session, within its tenant (one tenant cannot reach another's)."""
     return session_scope(app.tenant, session_id)
+
+
+def lost_turn_frames(fmt: WireFormat, session_id: str, turn_id: str) -> bytes:
+    """How a stream followed from another worker ends when that worker died mid-turn
+    (``runtime.live.TurnLost``): the format's error frames and trailer, never a silent cut. The
+    opening chunks of a fresh encoder are left out: the followed stream already sent its own."""
+    assert fmt.stream_encoder is not None
+    info = TurnInfo(session_id=session_id, trace_id=turn_id, message_id=f"msg-{turn_id}")
+    frames = fmt.stream_encoder(info).finish(error=LOST_MESSAGE)
+    kept = [f for f in frames if not (isinstance(f, dict) and f.get("type") in _OPENING)]
+    return b"".join(sse_frame(f) for f in kept) + fmt.sse_trailer
+
+
+_OPENING: Final = frozenset(("start", "start-step"))
 
 
 def continues_without_client(request: Request, app: AppContext) -> bool:

@@ -36,7 +36,7 @@ from turnwire.server.http.errors import RequestError, error_response
 from turnwire.server.http.models import MessageBody, ValidationErrorBody
 from turnwire.server.http.negotiation import Transport
 from turnwire.server.turns.door import session_id
-from turnwire.server.turns.running import live_key
+from turnwire.server.turns.running import live_key, lost_turn_frames
 from turnwire.server.turns.streaming import stream_response
 
 LAST_EVENT_ID: Final = "last-event-id"
@@ -125,7 +125,8 @@ async def resume(request: Request, raw_session: str, agent_name: str | None = No
                 if last[0] != turn_id:
                     raise _another_turn(last[0], turn_id)
                 skip = last[1]
-            body = app.turns.follow_elsewhere(turn_id, interval, SSE_KEEPALIVE_LINE)
+            lost = lost_turn_frames(get_format(wire.removeprefix(WIRE_PREFIX)), sid, turn_id)
+            body = app.turns.follow_elsewhere(turn_id, interval, SSE_KEEPALIVE_LINE, lost=lost)
         fmt = get_format(wire.removeprefix(WIRE_PREFIX))
     except Exception as exc:
         return error_response(exc, request)

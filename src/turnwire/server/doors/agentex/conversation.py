@@ -83,7 +83,7 @@ def _message(stored: StoredMessage, session_id: str) -> Message | InteractionReq
     if note:
         # Which message and turn it is part of, for formats that show them (Vercel: messages as
         # the client assembled them, steps, message metadata).
-        kept = {k: note[k] for k in ("message_id", "turn", "usage", "render") if k in note}
+        kept: dict[str, Any] = {k: note[k] for k in ("message_id", "turn", "usage", "render") if k in note}
         if "turn" in note:
             kept["session"] = session_id
         message.metadata = {**(message.metadata or {}), NOTE_KEY: kept}

@@ -25,6 +25,7 @@ from turnwire.server.http.request_id import (
     log_failure,
     log_refusal,
 )
+from turnwire.server.http.unavailable import RETRY_AFTER, unavailable_message, unreachable
 from turnwire.store.errors import ConflictError, IdempotencyMismatchError, NotFoundError
 from turnwire.store.limits import NO_NUL
 
@@ -102,6 +103,9 @@ def _known(exc: Exception) -> Response | None:
         return json_response(error_body(exc.status, exc.message, exc.data), exc.status)
     if isinstance(exc, Unauthorized):
         return json_response(error_body(401, exc.message, exc.data), 401, dict(exc.headers or {}))
+    service = unreachable(exc)
+    if service is not None:
+        return json_response(error_body(503, unavailable_message(service)), 503, {"retry-after": RETRY_AFTER})
     return None
 
 

@@ -27,7 +27,8 @@ from typing import Any, Final
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from turnwire.conversations.stored import stored_conversation
+from turnwire.conversations.planning import branch_messages
+from turnwire.conversations.stored import read_conversation, stored_conversation
 from turnwire.errors import InputError
 from turnwire.formats.responses import (
     ResponseEncoder,
@@ -131,8 +132,11 @@ def _without_store(app: AppContext) -> AppContext:
     return view
 
 
-async def _session(app: AppContext, req: ResponsesRequest) -> tuple[str, list[dict[str, Any]]]:
-    """The session the response continues (``""``: a new one) and its stored conversation."""
+async def _session(
+    app: AppContext, req: ResponsesRequest
+) -> tuple[str, list[dict[str, Any]], list[Message] | None]:
+    """The session the response continues (``""``: a new one), its stored conversation, and the
+    history to branch from when ``previous_response_id`` names an older response (else ``None``)."""
     store = app.store
     if req.previous_response_id is not None and req.conversation is not None:
         raise RequestError.at(
@@ -141,18 +145,16 @@ async def _session(app: AppContext, req: ResponsesRequest) -> tuple[str, list[di
     if req.previous_response_id is not None:
         if not req.store or store is None:
             raise RequestError.at(400, "previous_response_id needs store: true", ("store",), "store_required")
-        _, messages, _ = await load(store, req.previous_response_id, "previous_response_id")
-        trace, session = parse_response_id(req.previous_response_id)
-        records = [m.record for m in messages]
-        stored = envelopes(messages)
-        if stored and stored[-1][0] != trace:
-            raise RequestError.at(
-                409,
-                "continuing from a response other than the conversation's latest is not yet supported",
-                ("previous_response_id",),
-                "branch_not_supported",
-            )
-        return session, records
+        task, path, _ = await load(store, req.previous_response_id, "previous_response_id")
+        session = parse_response_id(req.previous_response_id)[1]
+        latest = await read_conversation(store, task["id"])
+        later = envelopes(latest[len(path) :]) if latest[: len(path)] == path else None
+        if later == []:
+            # The session's latest response: continue the stored conversation at its end.
+            return session, [m.record for m in latest], None
+        # An older response: the conversation as it stood then is the history, so the new turn
+        # starts a branch there (the later turns stay on their own branch).
+        return session, [m.record for m in path], branch_messages(path)
     if req.conversation is not None:
         session = session_id(req.conversation, ("conversation",))
         if not req.store or store is None:
@@ -160,9 +162,9 @@ async def _session(app: AppContext, req: ResponsesRequest) -> tuple[str, list[di
         try:
             task = await session_task(store, session, "")
         except NotFound:
-            return session, []
-        return session, await stored_conversation(store, task["id"])
-    return "", []
+            return session, [], None
+        return session, await stored_conversation(store, task["id"]), None
+    return "", [], None
 
 
 def _parameters(req: ResponsesRequest) -> dict[str, Any]:
@@ -191,7 +193,7 @@ async def _create(request: Request, app: AppContext) -> Response:
     req = _parse(await read_object(request, app))
     app.agent(req.model)
     keep = req.store and app.store is not None
-    session, records = await _session(app, req)
+    session, records, branch_from = await _session(app, req)
     resolve_decisions(req.messages, records, req.raw_input)
     ctx = app if keep else _without_store(app)
     detached = continues_without_client(request, ctx)
@@ -199,11 +201,11 @@ async def _create(request: Request, app: AppContext) -> Response:
         ctx,
         TurnRequest(
             req.model,
-            req.messages,
+            req.messages if branch_from is None else [*branch_from, *req.messages],
             session_id=session,
             loc=_INPUT_LOC,
             parameters=_parameters(req),
-            from_store=keep,
+            from_store=keep and branch_from is None,
             batch=not req.stream,
         ),
     )

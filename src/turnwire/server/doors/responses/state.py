@@ -70,15 +70,25 @@ def envelopes(stored: list[StoredMessage]) -> list[tuple[str, dict[str, Any]]]:
 async def load(
     store: Store, rid: str, param: str | None = None
 ) -> tuple[dict[str, Any], list[StoredMessage], dict[str, Any]]:
-    """The task, its stored conversation and the envelope of response ``rid`` (``NotFound``)."""
+    """The task, the conversation as it stood when response ``rid`` ended (its branch, first
+    message first, up to the response's last message) and its envelope (``NotFound``). A response
+    on an older branch is found too: every branch is searched."""
     missing = f"No response found with id {rid!r}."
     trace, session = parse_response_id(rid, param)
     task = await session_task(store, session, missing, param)
-    stored = await read_conversation(store, task["id"])
-    for turn, envelope in envelopes(stored):
-        if turn == trace:
-            return task, stored, envelope
+    every = await store.thread_messages(task["id"])
+    for message in reversed(every):
+        envelope = envelope_of(message)
+        if envelope is not None and message.note.get("turn") == trace:
+            return task, _path_to(message, {m.id: m for m in every}), envelope
     raise NotFound(missing, param)
+
+
+def _path_to(last: StoredMessage, by_id: dict[str, StoredMessage]) -> list[StoredMessage]:
+    path = [last]
+    while path[-1].parent_id is not None and path[-1].parent_id in by_id and len(path) <= len(by_id):
+        path.append(by_id[path[-1].parent_id])
+    return path[::-1]
 
 
 async def persist(store: Store, task_id: str, trace_id: str, envelope: dict[str, Any] | None) -> bool:

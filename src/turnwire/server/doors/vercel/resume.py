@@ -21,7 +21,7 @@ from turnwire.server.doors.vercel.wire import CHAT_WIRE, VERCEL
 from turnwire.server.http.errors import error_response, json_response
 from turnwire.server.http.negotiation import Transport
 from turnwire.server.turns.door import session_id
-from turnwire.server.turns.running import live_key, stop_turn
+from turnwire.server.turns.running import live_key, lost_turn_frames, stop_turn
 from turnwire.server.turns.streaming import stream_response
 
 _ID_LOC = ("path", "id")
@@ -46,7 +46,8 @@ async def resume(request: Request, chat_id: str, agent_name: str | None = None) 
         found = await app.turns.elsewhere(key)
         if found is not None and found[1] == CHAT_WIRE:
             headers["x-ag-trace-id"] = found[0]
-            body = app.turns.follow_elsewhere(found[0], interval, SSE_KEEPALIVE)
+            lost = lost_turn_frames(VERCEL, key, found[0])
+            body = app.turns.follow_elsewhere(found[0], interval, SSE_KEEPALIVE, lost=lost)
             return stream_response(body, Transport.SSE, headers)
     return Response(status_code=204)
 
