@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, FastAPI
 from turnwire.runtime import Agent
 from turnwire.server.context import AppContext
 from turnwire.server.doors import agentex
+from turnwire.server.doors.a2a.routes import a2a_router
 from turnwire.server.doors.agenta.catalog import catalog_router
 from turnwire.server.doors.agenta.routes import EXTRA_SCHEMAS, invoke_router
 from turnwire.server.doors.agentex.conversation import router as conversations_router
@@ -88,7 +89,7 @@ def create_router(
     # The turn doors: their routes made with the key check and put on this router as they are.
     # An included route is matched through its included router (FastAPI matches every level
     # twice) and, in FastAPI 0.13x, has its request handler built again on every request.
-    for doors in (invoke_router, chat_router, agui_router, openai_router, responses_router):
+    for doors in (invoke_router, chat_router, agui_router, openai_router, responses_router, a2a_router):
         router.routes.extend(doors(bound).routes)
     # The rest included once each, with the key check.
     for routes in (catalog_router(), agentex.router, conversations_router, task_stream_router):

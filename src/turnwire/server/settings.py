@@ -80,6 +80,10 @@ class Settings(BaseModel):
     """Browser origins (``https://app.example.com``) whose pages may call the server cross-origin
     (CORS); comma-separated in ``TURNWIRE_CORS_ORIGINS``; ``*`` = any origin. Default: none."""
 
+    a2a_push_allow: tuple[str, ...] = ()
+    """URL patterns (``fnmatch``) A2A push notifications may be POSTed to; comma-separated in
+    ``TURNWIRE_A2A_PUSH_ALLOW``. Default: none (push notifications off). See docs/a2a.md."""
+
     vercel_client_version: ClientVersion = ClientVersion.DEFAULT
     """The AI SDK major (``5``, ``6``, ``7`` or ``default``) Vercel streams target unless a request
     names its own in ``x-ai-sdk-version``; ``5`` sends approvals as data parts that ai 5 accepts."""
@@ -99,6 +103,13 @@ class Settings(BaseModel):
         from turnwire.server.http.auth import parse_api_keys
 
         return parse_api_keys(value)
+
+    @field_validator("a2a_push_allow", mode="before")
+    @classmethod
+    def _push_allow(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
 
     @field_validator("cors_origins", mode="before")
     @classmethod

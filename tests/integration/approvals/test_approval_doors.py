@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from approvals_a2a_door import A2ASend
 from approvals_flows import AgentaBatch, Reply, UseChat
 from approvals_new_doors import AgUiRun, OpenAIChat
 
@@ -114,7 +115,7 @@ class AgentexSend:
         return self.send(url, session, content)
 
 
-DOORS = [AgentaBatch(), UseChat(), AgentexSend(), AgUiRun(), OpenAIChat()]
+DOORS = [AgentaBatch(), UseChat(), AgentexSend(), AgUiRun(), OpenAIChat(), A2ASend()]
 
 
 @pytest.fixture(params=DOORS, ids=lambda d: d.name)
@@ -169,6 +170,18 @@ def test_an_agentex_decision_the_server_did_not_issue_never_runs_the_tool(
     doors: Doors, tamper: dict[str, Any]
 ) -> None:
     _refused_without_running(AgentexSend(), doors, tamper)
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [{"token": FORGED}, {"token": None}, {"other_session": True}],
+    ids=["forged", "missing-token", "other-session"],
+)
+def test_an_a2a_decision_the_server_did_not_issue_never_runs_the_tool(
+    doors: Doors, tamper: dict[str, Any]
+) -> None:
+    """The A2A client never holds the call: the server's stored call is what a decision names."""
+    _refused_without_running(A2ASend(), doors, tamper)
 
 
 def test_an_agentex_client_cannot_alter_the_call_it_approves(doors: Doors) -> None:

@@ -307,6 +307,71 @@ def live_agenta_turn(method: str, path: str, v: Victim) -> None:
     assert said[-1]["type"] == "done" and said[-1]["data"]["stopReason"] == "end_turn"
 
 
+A2A_CONTEXT = "alice-a2a"
+
+
+def a2a_methods(method: str, path: str, v: Victim) -> None:
+    """Alice's A2A task waits for an approval: bob's every A2A method (v1.0 and v0.3 names) finds
+    no such task, lists none of hers, and his message on her context id is a session of his own,
+    where her token verifies for nothing."""
+    path = fill(path, v)
+    user = {
+        "messageId": "m1",
+        "role": "ROLE_USER",
+        "parts": [{"text": "delete a2a.db"}],
+        "contextId": A2A_CONTEXT,
+    }
+    paused = rpc(v.url, ALICE, "SendMessage", {"message": user}, path)["result"]["task"]
+    assert paused["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    token = paused["status"]["message"]["parts"][0]["data"]["interactionToken"]
+    task_id = paused["id"]
+    for name, params in (
+        ("GetTask", {"id": task_id}),
+        ("CancelTask", {"id": task_id}),
+        ("SubscribeToTask", {"id": task_id}),
+        ("tasks/get", {"id": task_id}),
+        ("tasks/cancel", {"id": task_id}),
+        ("SendMessage", {"message": {**user, "taskId": task_id, "parts": [{"data": {"approved": True}}]}}),
+    ):
+        assert rpc(v.url, BOB, name, params, path)["error"]["code"] == -32001, name
+    for params in ({}, {"contextId": A2A_CONTEXT}):
+        listed = rpc(v.url, BOB, "ListTasks", params, path)["result"]["tasks"]
+        assert task_id not in {t["id"] for t in listed} and "a2a.db" not in orjson.dumps(listed).decode()
+    decision = {"approved": True, "interactionToken": token, "toolCallId": "call_1"}
+    theirs = {**user, "messageId": "m2", "parts": [{"data": decision}]}
+    answer = rpc(v.url, BOB, "SendMessage", {"message": theirs}, path)
+    assert "result" in answer and answer["result"]["task"]["id"] != task_id
+    mine = rpc(v.url, ALICE, "GetTask", {"id": task_id}, path)["result"]
+    assert mine["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+
+
+def a2a_http_json(method: str, path: str, v: Victim) -> None:
+    """The HTTP+JSON binding: alice's paused A2A task is not found for bob on any of its routes,
+    and his listing holds none of hers."""
+    user = {
+        "messageId": "m1",
+        "role": "ROLE_USER",
+        "parts": [{"text": "delete rest.db"}],
+        "contextId": "alice-rest",
+    }
+    paused = rpc(v.url, ALICE, "SendMessage", {"message": user}, "/a2a")["result"]["task"]
+    task_id = paused["id"]
+    route = fill(path, v).replace(v.task_id, task_id)
+    body = {"message": {**user, "taskId": task_id, "parts": [{"data": {"approved": True}}]}}
+    if path.endswith("/tasks"):
+        response = httpx.get(f"{v.url}{route}", params={"contextId": "alice-rest"}, headers=BOB, timeout=20)
+        assert response.status_code == 200 and response.json()["tasks"] == [], response.text
+        return
+    if method == "get":
+        response = httpx.get(f"{v.url}{route}", headers=BOB, timeout=20)
+    else:
+        response = httpx.post(f"{v.url}{route}", json=body, headers=BOB, timeout=20)
+    assert response.status_code == 404, response.text
+    assert response.json()["error"]["details"][0]["reason"] == "TASK_NOT_FOUND"
+    mine = rpc(v.url, ALICE, "GetTask", {"id": task_id}, "/a2a")["result"]
+    assert mine["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+
+
 ATTACKS: dict[tuple[str, str], Callable[[str, str, Victim], None]] = {
     ("get", "/invoke/{session_id}/stream"): live_agenta_turn,
     ("get", "/agents/{name}/invoke/{session_id}/stream"): live_agenta_turn,
@@ -359,6 +424,16 @@ ATTACKS: dict[tuple[str, str], Callable[[str, str, Victim], None]] = {
     ("get", "/tasks/{task_id}/branches"): not_found,
     ("get", "/tasks/name/{task_name}/stream"): not_found,
     ("get", "/tasks/{task_id}/stream"): not_found,
+    ("get", "/.well-known/agent-card.json"): tenant_free,
+    ("get", "/a2a/{name}/.well-known/agent-card.json"): tenant_free,
+    ("post", "/a2a"): a2a_methods,
+    ("post", "/a2a/{name}"): a2a_methods,
+    ("post", "/a2a/{name}/http/message:send"): a2a_http_json,
+    ("post", "/a2a/{name}/http/message:stream"): a2a_http_json,
+    ("get", "/a2a/{name}/http/tasks"): a2a_http_json,
+    ("get", "/a2a/{name}/http/tasks/{task_id}"): a2a_http_json,
+    ("post", "/a2a/{name}/http/tasks/{task_id}:cancel"): a2a_http_json,
+    ("post", "/a2a/{name}/http/tasks/{task_id}:subscribe"): a2a_http_json,
 }
 
 
