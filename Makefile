@@ -44,11 +44,14 @@ screenshot: system-deps venv
 
 test: system-deps venv node-deps
 	$(BIN)/ruff check --no-cache src tests bench examples
+	$(BIN)/ruff format --check src tests bench examples
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 lint: venv
 	$(BIN)/ruff check --no-cache src tests bench examples
 	$(BIN)/ruff format --check src tests bench examples
+	$(BIN)/mypy
 
 bench: venv
 	$(MAKE) -C bench all

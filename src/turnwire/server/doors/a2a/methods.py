@@ -172,6 +172,5 @@ async def subscribe(app: AppContext, task_id: Any, rid: RequestId, legacy: bool 
             )
         body = app.turns.follow_elsewhere(found[0], interval, SSE_KEEPALIVE)
     headers = {"x-ag-session-id": task.session_id}
-    if legacy is not None:
-        body = enveloped(body, rid, legacy)
-    return stream_response(body, Transport.SSE, headers)
+    frames = body if legacy is None else enveloped(body, rid, legacy)
+    return stream_response(frames, Transport.SSE, headers)
