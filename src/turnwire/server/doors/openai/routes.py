@@ -33,17 +33,15 @@ from turnwire.formats.openai import (
     ChatChunkEncoder,
     ChatRequest,
     error_body,
-    error_type,
     parse_request,
     render_completion,
 )
 from turnwire.framing import SSE_DONE, SSE_MEDIA_TYPE
 from turnwire.model import ErrorEvent, InteractionRequest, Usage
 from turnwire.server.context import AppContext, current
-from turnwire.server.http.body import BodyTooLarge, UnsupportedMediaType
 from turnwire.server.http.errors import RequestError, UnknownAgent, json_response
 from turnwire.server.http.negotiation import Transport
-from turnwire.server.http.request_id import internal_error_message, log_failure, log_refusal
+from turnwire.server.http.openai_errors import openai_error
 from turnwire.server.turns.door import read_object, session_id
 from turnwire.server.turns.door_route import DoorRoute
 from turnwire.server.turns.multitask import requested_strategy
@@ -244,45 +242,3 @@ def _session(request: Request, chat: ChatRequest) -> str:
     if chat.metadata.get("session_id") is not None:
         return session_id(chat.metadata["session_id"], ("metadata", "session_id"))
     return session_id(chat.approval_session, ("messages",))
-
-
-def _param(loc: tuple[str | int, ...]) -> str | None:
-    if loc[:1] == ("body",):
-        loc = loc[1:]
-    return InputError("", loc=loc).where or None
-
-
-def openai_error(exc: Exception) -> Response:
-    """Any failure as OpenAI's error body, with the status the SDKs map to their error classes;
-    a refusal is logged at INFO under the request id (a failure is logged by ``log_failure``)."""
-    response = _openai_error(exc)
-    if response.status_code < 500:
-        log_refusal(response.status_code, type(exc).__name__)
-    return response
-
-
-def _openai_error(exc: Exception) -> Response:
-    if isinstance(exc, RequestError):
-        first = exc.errors[0]
-        status = 400 if exc.status == 422 else exc.status  # OpenAI answers a bad body with 400
-        where = _param(first.loc)
-        message = f"{where}: {first.msg}" if where else first.msg
-        return json_response(error_body(message, error_type(status), param=where, code=first.type), status)
-    if isinstance(exc, InputError):
-        where = _param(exc.loc)
-        return json_response(error_body(str(exc), error_type(400), param=where, code=exc.type), 400)
-    if isinstance(exc, UnknownAgent):
-        message = f"The model {exc.name!r} does not exist (the served agents are listed at /v1/models)"
-        return json_response(
-            error_body(message, "invalid_request_error", param="model", code="model_not_found"), 404
-        )
-    if isinstance(exc, BodyTooLarge):
-        return json_response(
-            error_body(str(exc), error_type(413), code="body_too_large"), 413, {"connection": "close"}
-        )
-    if isinstance(exc, UnsupportedMediaType):
-        return json_response(
-            error_body(str(exc), error_type(415), param="content-type", code="unsupported_media_type"), 415
-        )
-    rid = log_failure(exc, "handling a request")
-    return json_response(error_body(internal_error_message(rid), "server_error"), 500)

@@ -23,11 +23,11 @@ from turnwire.formats.responses import parse_input, render_messages
 from turnwire.model import DataBlock, Message
 from turnwire.runtime.context import new_random_id
 from turnwire.server.context import AppContext, current
-from turnwire.server.doors.responses.errors import NotFound, responses_error
 from turnwire.server.doors.responses.openapi import ITEMS, conversation_answers
 from turnwire.server.doors.responses.pages import page
 from turnwire.server.doors.responses.state import session_task
 from turnwire.server.http.errors import RequestError, json_response
+from turnwire.server.http.openai_errors import NotFound, openai_error
 from turnwire.server.turns.door import read_object
 
 PREFIX: Final = "conv_"
@@ -141,7 +141,7 @@ async def create_conversation(request: Request) -> Response:
             await store.append_messages(task["id"], messages)
         return json_response(_conversation(task, key), 200)
     except Exception as exc:
-        return responses_error(exc)
+        return openai_error(exc)
 
 
 async def get_conversation(conversation_id: str, request: Request) -> Response:
@@ -149,7 +149,7 @@ async def get_conversation(conversation_id: str, request: Request) -> Response:
         task = await _task(current(request), conversation_id)
         return json_response(_conversation(task, conversation_id), 200)
     except Exception as exc:
-        return responses_error(exc)
+        return openai_error(exc)
 
 
 async def delete_conversation(conversation_id: str, request: Request) -> Response:
@@ -160,7 +160,7 @@ async def delete_conversation(conversation_id: str, request: Request) -> Respons
         body = {"id": conversation_id, "object": "conversation.deleted", "deleted": True}
         return json_response(body, 200)
     except Exception as exc:
-        return responses_error(exc)
+        return openai_error(exc)
 
 
 async def list_items(conversation_id: str, request: Request) -> Response:
@@ -170,7 +170,7 @@ async def list_items(conversation_id: str, request: Request) -> Response:
         records = await stored_conversation(_store(app, conversation_id), task["id"])
         return json_response(page(_rendered(records), request), 200)
     except Exception as exc:
-        return responses_error(exc)
+        return openai_error(exc)
 
 
 async def add_items(conversation_id: str, request: Request) -> Response:
@@ -181,4 +181,4 @@ async def add_items(conversation_id: str, request: Request) -> Response:
         stored = await _store(app, conversation_id).append_messages(task["id"], messages)
         return json_response(page(_rendered(stored), request, order="asc"), 200)
     except Exception as exc:
-        return responses_error(exc)
+        return openai_error(exc)

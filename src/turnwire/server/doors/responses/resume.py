@@ -18,10 +18,10 @@ from starlette.responses import Response
 from turnwire.formats.responses.response import TERMINAL
 from turnwire.framing import SSE_DONE, SSE_KEEPALIVE
 from turnwire.server.context import AppContext
-from turnwire.server.doors.responses.errors import NotFound
 from turnwire.server.doors.responses.state import load, parse_response_id, session_task
 from turnwire.server.http.errors import RequestError
 from turnwire.server.http.negotiation import Transport
+from turnwire.server.http.openai_errors import NotFound
 from turnwire.server.turns.running import live_key
 from turnwire.server.turns.streaming import SSE_HEADERS, stream_response
 

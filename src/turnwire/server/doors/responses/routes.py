@@ -42,7 +42,6 @@ from turnwire.framing import SSE_DONE
 from turnwire.model import Message
 from turnwire.server.context import AppContext, current
 from turnwire.server.doors.responses.conversations import add_conversation_routes
-from turnwire.server.doors.responses.errors import NotFound, responses_error
 from turnwire.server.doors.responses.openapi import CREATE_BODY, CREATE_RESPONSES, DELETED, ITEMS, stored
 from turnwire.server.doors.responses.pages import page
 from turnwire.server.doors.responses.resume import WIRE, resume
@@ -57,6 +56,7 @@ from turnwire.server.doors.responses.state import (
 )
 from turnwire.server.http.errors import RequestError, json_response
 from turnwire.server.http.negotiation import Transport
+from turnwire.server.http.openai_errors import NotFound, openai_error
 from turnwire.server.turns.door import read_object, session_id
 from turnwire.server.turns.door_route import DoorRoute
 from turnwire.server.turns.multitask import requested_strategy
@@ -115,7 +115,7 @@ async def create_response(request: Request) -> Response:
     try:
         return await _create(request, current(request))
     except Exception as exc:
-        return responses_error(exc)
+        return openai_error(exc)
 
 
 def _parse(body: dict[str, Any]) -> ResponsesRequest:
@@ -306,7 +306,7 @@ async def retrieve_response(response_id: str, request: Request) -> Response:
         _, _, envelope = await load(_store(app, response_id), response_id)
         return json_response(envelope["response"], 200)
     except Exception as exc:
-        return responses_error(exc)
+        return openai_error(exc)
 
 
 async def delete_response(response_id: str, request: Request) -> Response:
@@ -320,7 +320,7 @@ async def delete_response(response_id: str, request: Request) -> Response:
         await persist(store, task["id"], trace, None)
         return json_response({"id": response_id, "object": "response", "deleted": True}, 200)
     except Exception as exc:
-        return responses_error(exc)
+        return openai_error(exc)
 
 
 async def list_input_items(response_id: str, request: Request) -> Response:
@@ -330,7 +330,7 @@ async def list_input_items(response_id: str, request: Request) -> Response:
         _, _, envelope = await load(_store(app, response_id), response_id)
         return json_response(page(list(envelope.get("input") or []), request), 200)
     except Exception as exc:
-        return responses_error(exc)
+        return openai_error(exc)
 
 
 async def cancel_response(response_id: str, request: Request) -> Response:
@@ -359,4 +359,4 @@ async def cancel_response(response_id: str, request: Request) -> Response:
                     raise
             await asyncio.sleep(0.05)
     except Exception as exc:
-        return responses_error(exc)
+        return openai_error(exc)

@@ -19,8 +19,8 @@ from turnwire.conversations.stored import read_conversation
 from turnwire.interactions import tool_call_id_of, tool_name_of
 from turnwire.model import InteractionRequest, Message, ToolResultBlock
 from turnwire.runtime.transcript import decisions
-from turnwire.server.doors.responses.errors import NotFound
 from turnwire.server.http.errors import RequestError
+from turnwire.server.http.openai_errors import NotFound
 from turnwire.store.base import Store, StoredMessage
 from turnwire.store.errors import NotFoundError
 

@@ -1,9 +1,6 @@
-"""Failures on the Responses door as OpenAI's error body ``{"error": {message, type, param, code}}``.
-
-A bad body is a 400 naming the field (``param``: ``input[2].call_id``), an unknown model a 404
-``model_not_found``, an unknown response a 404, a forged or replayed approval a 409, a body over
-the limit 413; anything else is a 500 that says only which request id it was logged under.
-"""
+"""Failures in OpenAI's error shape ``{"error": {message, type, param, code}}``, for the doors that
+speak OpenAI's API (Chat Completions, Responses), with the statuses its SDKs map to their error
+classes."""
 
 from __future__ import annotations
 
@@ -17,12 +14,21 @@ from turnwire.server.http.request_id import internal_error_message, log_failure,
 
 
 class NotFound(LookupError):
-    """No stored response of this tenant has that id (HTTP 404)."""
+    """Nothing of this tenant has that id (HTTP 404, ``code: not_found``)."""
 
     def __init__(self, what: str, param: str | None = None) -> None:
         self.what = what
         self.param = param
         super().__init__(what)
+
+
+def openai_error(exc: Exception) -> Response:
+    """Any failure as OpenAI's error body; a refusal is logged at INFO under the request id (a
+    failure is logged by ``log_failure``)."""
+    response = _answer(exc)
+    if response.status_code < 500:
+        log_refusal(response.status_code, type(exc).__name__)
+    return response
 
 
 def _param(loc: tuple[str | int, ...]) -> str | None:
@@ -31,24 +37,17 @@ def _param(loc: tuple[str | int, ...]) -> str | None:
     return InputError("", loc=loc).where or None
 
 
-def responses_error(exc: Exception) -> Response:
-    response = _error(exc)
-    if response.status_code < 500:
-        log_refusal(response.status_code, type(exc).__name__)
-    return response
-
-
-def _error(exc: Exception) -> Response:
+def _answer(exc: Exception) -> Response:
     if isinstance(exc, RequestError):
         first = exc.errors[0]
-        status = 400 if exc.status == 422 else exc.status
+        status = 400 if exc.status == 422 else exc.status  # OpenAI answers a bad body with 400
         where = _param(first.loc)
         message = f"{where}: {first.msg}" if where else first.msg
         return json_response(error_body(message, error_type(status), param=where, code=first.type), status)
     if isinstance(exc, InputError):
         where = _param(exc.loc)
         message = f"{where}: {exc.msg}" if where else exc.msg
-        return json_response(error_body(message, "invalid_request_error", param=where, code=exc.type), 400)
+        return json_response(error_body(message, error_type(400), param=where, code=exc.type), 400)
     if isinstance(exc, NotFound):
         return json_response(
             error_body(exc.what, "invalid_request_error", param=exc.param, code="not_found"), 404
