@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import httpx
 import orjson
 from door_turns import SESSIONS, play_all, reads
 
@@ -72,3 +73,23 @@ def test_the_same_sessions_read_back_as_the_previous_release_read_its_own(server
         now = reads(server, session)
         for fmt, answer in PREVIOUS[name].items():
             assert _stable(now[fmt], session, name) == _stable(answer, name, name), (name, fmt)
+
+
+def test_the_responses_and_a2a_doors_store_agentex_contents_only(server: str, db_url: str) -> None:
+    """The two newer doors keep their own records (the response object, the A2A task) in the
+    notes too: after a tool turn on each, every stored content is still Agentex's and no more."""
+    with httpx.Client(base_url=server, timeout=30) as http:
+        answer = http.post("/v1/responses", json={"model": "demo", "input": "weather in Paris"})
+        assert answer.status_code == 200 and answer.json()["status"] == "completed"
+        message = {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "weather in Rome"}]}
+        rpc = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}
+        sent = http.post("/a2a", json=rpc, headers={"A2A-Version": "1.0"})
+        assert sent.status_code == 200 and "result" in sent.json(), sent.text
+    [rows] = asyncio.run(execute(db_url, "SELECT content, note FROM messages"))
+    types = {orjson.loads(text)["type"] for text, _ in rows}
+    assert {"text", "tool_request", "tool_response"} <= types  # both turns ran their tool
+    for text, _ in rows:
+        content = orjson.loads(text)
+        assert not set(content) - AGENTEX_FIELDS[content["type"]], content
+    notes = [orjson.loads(note) for _, note in rows if note]
+    assert any("response" in note for note in notes)  # the stored response object, beside
