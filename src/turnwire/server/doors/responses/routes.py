@@ -282,13 +282,19 @@ async def _named_events(lines: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
 
 
 async def _remembering(body: AsyncIterator[bytes], remember: Any) -> AsyncIterator[bytes]:
-    """``body``, then the response kept, also when the stream is cut short (shielded: a cancelled
-    turn's response is still kept)."""
+    """``body`` with the response kept before its closing ``[DONE]`` goes out (a client that saw
+    the end finds it stored and no longer running), or when the stream is cut short (shielded: a
+    cancelled turn's response is still kept)."""
+    remembered = False
     try:
         async for chunk in body:
+            if chunk == SSE_DONE:
+                remembered = True
+                await asyncio.shield(remember())
             yield chunk
     finally:
-        await asyncio.shield(remember())
+        if not remembered:
+            await asyncio.shield(remember())
 
 
 def _store(app: AppContext, rid: str) -> Any:
