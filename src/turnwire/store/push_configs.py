@@ -14,6 +14,7 @@ import sqlalchemy as sa
 
 from turnwire.store.clock import now_us
 from turnwire.store.schema import push_configs
+from turnwire.store.tenant_view import sql_db
 
 C = push_configs.c
 
@@ -21,16 +22,9 @@ _local: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
 """(tenant, task id) → config id → config, for stores that are not SQL."""
 
 
-def _db(store: Any) -> Any:
-    """The SQL store's database under a tenant view, or ``None``."""
-    while store is not None and not hasattr(store, "db"):
-        store = getattr(store, "inner", None)
-    return None if store is None else store.db
-
-
 async def save(store: Any, tenant: str, task_id: str, config: dict[str, Any]) -> None:
     """Add ``config`` (its ``id`` unique per task: a second save with the same id replaces it)."""
-    db = _db(store)
+    db = sql_db(store)
     if db is None:
         _local.setdefault((tenant, task_id), {})[config["id"]] = config
         return
@@ -50,7 +44,7 @@ async def save(store: Any, tenant: str, task_id: str, config: dict[str, Any]) ->
 
 async def load(store: Any, tenant: str, task_id: str) -> list[dict[str, Any]]:
     """The task's configs, oldest first."""
-    db = _db(store)
+    db = sql_db(store)
     if db is None:
         return list(_local.get((tenant, task_id), {}).values())
     query = sa.select(C.config).where(C.tenant == tenant, C.task_id == task_id).order_by(C.created_at, C.id)
@@ -60,7 +54,7 @@ async def load(store: Any, tenant: str, task_id: str) -> list[dict[str, Any]]:
 
 async def delete(store: Any, tenant: str, task_id: str, config_id: str) -> bool:
     """Forget one config; whether there was one."""
-    db = _db(store)
+    db = sql_db(store)
     if db is None:
         return _local.get((tenant, task_id), {}).pop(config_id, None) is not None
     key = (C.tenant == tenant) & (C.task_id == task_id) & (C.id == config_id)

@@ -123,6 +123,18 @@ push_configs = sa.Table(
     sa.Column("created_at", sa.BigInteger, nullable=False),
 )
 
+# Stateless Chat Completions clients resend their whole conversation; its digest finds the session
+# it continues (``store.chat_digests``, step 9).
+chat_digests_metadata = sa.MetaData()
+chat_digests = sa.Table(
+    "chat_digests",
+    chat_digests_metadata,
+    sa.Column("tenant", sa.String(64), primary_key=True),
+    sa.Column("digest", sa.String(64), primary_key=True),  # SHA-256 hex
+    sa.Column("session_id", sa.Text, nullable=False),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+)
+
 schema_migrations = sa.Table(
     "schema_migrations",
     sa.MetaData(),
@@ -233,6 +245,10 @@ async def _v8_push_configs(conn: AsyncConnection) -> None:
     await conn.run_sync(push_configs_metadata.create_all)
 
 
+async def _v9_chat_digests(conn: AsyncConnection) -> None:
+    await conn.run_sync(chat_digests_metadata.create_all)
+
+
 MIGRATIONS: Final[list[tuple[int, str, Callable[[AsyncConnection], Awaitable[None]]]]] = [
     (1, "tasks, messages, idempotency keys", _v1_initial),
     (2, "messages index in listing order", _v2_order_index),
@@ -242,6 +258,7 @@ MIGRATIONS: Final[list[tuple[int, str, Callable[[AsyncConnection], Awaitable[Non
     (6, "messages keep their notes beside the content and know their parent", _v6_notes_and_parents),
     (7, "open turns by writer", _v7_open_turns),
     (8, "A2A push notification configs", _v8_push_configs),
+    (9, "conversation digests of stateless Chat Completions clients", _v9_chat_digests),
 ]
 
 
