@@ -41,7 +41,8 @@ def url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 
 def chat(text: str) -> dict[str, object]:
-    return {"id": "busy", "messages": [{"id": text, "role": "user", "parts": [{"type": "text", "text": text}]}]}
+    message = {"id": text, "role": "user", "parts": [{"type": "text", "text": text}]}
+    return {"id": "busy", "messages": [message]}
 
 
 def test_a_second_turn_beside_a_running_one_is_refused_at_once(url: str) -> None:

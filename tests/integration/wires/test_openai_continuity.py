@@ -32,6 +32,9 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield base
 
 
+BOB = "key-bob-0123456789ab"
+
+
 def client(url: str, key: str = "key-ann-0123456789ab") -> OpenAI:
     return OpenAI(base_url=f"{url}/v1", api_key=key, max_retries=0, timeout=20)
 
@@ -99,9 +102,9 @@ def test_another_tenant_resending_the_same_conversation_gets_its_own(url: str) -
     text = f"hello {uuid.uuid4().hex[:6]}"
     first, ann_session = ask(client(url), [user(text)], False)
     resent = [user(text), {"role": "assistant", "content": first}, user("again")]
-    _, bob_session = ask(client(url, "key-bob-0123456789ab"), resent, False)
+    _, bob_session = ask(client(url, BOB), resent, False)
     assert bob_session != ann_session
-    assert [m["content"] for m in stored(url, bob_session, "key-bob-0123456789ab")] == [text, first, "again", "You said: again"]
+    assert [m["content"] for m in stored(url, bob_session, BOB)] == [text, first, "again", "You said: again"]
     assert len(stored(url, ann_session)) == 2  # ann's conversation is untouched
 
 
