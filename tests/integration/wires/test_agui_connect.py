@@ -164,9 +164,12 @@ async def test_resuming_a_running_run_sends_only_the_events_after_the_named_one(
             rest = await connect(http, server, thread, params={"lastEventId": last})
         finally:
             await cm.__aexit__(None, None, None)
-    # RUN_STARTED again without an id (verifyEvents wants a run's first event), then the events after.
+    # RUN_STARTED again and the openers of the open step and message, without ids (verifyEvents
+    # checks each connection as a run), then the events after the named one.
     assert rest[0] == (None, head[0][1])
-    assert rest[1][0] == f"{last.rsplit(':', 1)[0]}:{int(last.rsplit(':', 1)[1]) + 1}"
+    assert [e["type"] for i, e in rest[1:3] if i is None] == ["STEP_STARTED", "TEXT_MESSAGE_START"]
+    assert rest[1:3] == [(None, e) for _, e in head if e["type"] in ("STEP_STARTED", "TEXT_MESSAGE_START")]
+    assert rest[3][0] == f"{last.rsplit(':', 1)[0]}:{int(last.rsplit(':', 1)[1]) + 1}"
     assert "MESSAGES_SNAPSHOT" not in [e["type"] for _, e in rest]
     assert text_of(head) + text_of(rest) == FULL
 
@@ -253,6 +256,7 @@ async def test_a_run_on_one_worker_is_connected_to_and_resumed_on_the_other(work
     assert head[0][1]["runId"] == body["runId"]
     assert [m["id"] for m in head[1][1]["messages"]] == [body["messages"][0]["id"]]
     assert rest[0] == (None, head[0][1])
+    assert all(i is not None for i, _ in rest[3:])
     assert text_of(head) + text_of(rest) == FULL
     assert rest[-1][1]["type"] == "RUN_FINISHED"
     assert stored["messages"][-1]["content"] == FULL

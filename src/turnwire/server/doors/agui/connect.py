@@ -16,10 +16,13 @@ first event is ``RUN_STARTED``):
   from its first, live until it ends. The run's events carry ids ``<turn id>:<n>``: the run's
   n-th event (``RUN_STARTED`` is 1), the same on every worker and every connection.
 - **Resuming** (``Last-Event-ID: <turn id>:<n>`` header, else ``?lastEventId=``) while that run
-  still runs: its ``RUN_STARTED`` again (without an id, so the client's last id stays), then its
-  events after the n-th: no snapshot, the client already holds the thread. An id of a run that is
-  not running any more (the client missed its end) is answered like no id: the snapshot holds
-  the run's end.
+  still runs: its ``RUN_STARTED`` again and the opening event of each part still open at the n-th
+  event (a text or reasoning message, a tool call, a step) — without ids, so the client's last id
+  stays — then its events after the n-th: no snapshot, the client already holds the thread.
+  ``verifyEvents`` checks each connection as a run of its own and refuses a delta of a message it
+  did not see open; ``@ag-ui/client`` applies the opener of a message or call it holds as a no-op.
+  An id of a run that is not running any more (the client missed its end) is answered like no id:
+  the snapshot holds the run's end.
 
 ``400`` naming the header (or parameter): an id not of the form ``<turn id>:<n>``, or one past
 what the running run has sent. A run keeps running when its client leaves only if it was started
@@ -34,6 +37,7 @@ import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any, Final
 
+import orjson
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
@@ -115,13 +119,47 @@ async def _idle_thread(app: AppContext, thread_id: str) -> AsyncIterator[bytes]:
     yield body + b"".join(sse_frame(e) for e in encoder.finish())
 
 
+_OPENERS: Final = {
+    "TEXT_MESSAGE_START": ("TEXT_MESSAGE_END", "messageId"),
+    "TOOL_CALL_START": ("TOOL_CALL_END", "toolCallId"),
+    "REASONING_START": ("REASONING_END", "messageId"),
+    "REASONING_MESSAGE_START": ("REASONING_MESSAGE_END", "messageId"),
+    "STEP_STARTED": ("STEP_FINISHED", "stepName"),
+}
+"""Events that open a part another event closes (``verifyEvents`` refuses a delta or an end of a
+part this stream did not open), and the closing event and key of each."""
+_CLOSERS: Final = {close: (opener, key) for opener, (close, key) in _OPENERS.items()}
+
+
+class _OpenParts:
+    """The parts open after the events seen so far, each with the raw event that opened it."""
+
+    def __init__(self) -> None:
+        self.open: dict[tuple[str, Any], bytes] = {}
+
+    def see(self, event: bytes) -> None:
+        if not event.startswith(b"data: "):
+            return
+        frame = orjson.loads(event[6:])
+        kind = frame.get("type") if isinstance(frame, dict) else None
+        if kind in _OPENERS:
+            self.open[(kind, frame.get(_OPENERS[kind][1]))] = event
+        elif kind in _CLOSERS:
+            opener, key = _CLOSERS[kind]
+            self.open.pop((opener, frame.get(key)), None)
+
+
 async def _numbered(
     body: AsyncGenerator[bytes, None], turn_id: str, skip: int, snapshot: bytes | None
 ) -> AsyncIterator[bytes]:
     """The run's events (``body``: whole ``data:`` events and keepalive comments) with their ids
-    ``<turn_id>:<n>``; the first ``skip`` left out but the first (``RUN_STARTED``, sent without its
-    id when skipped); ``snapshot`` right after it."""
+    ``<turn_id>:<n>``, ``snapshot`` right after the first (``RUN_STARTED``). Resuming after the
+    ``skip``-th, the events up to it are left out but ``RUN_STARTED`` and the openers of the parts
+    still open (text, tool call, reasoning, step), sent again without ids: ``verifyEvents`` checks
+    each connection as a run of its own, and ``@ag-ui/client`` applies an opener of a message or
+    call it holds as a no-op."""
     prefix = f"id: {turn_id}:".encode()
+    parts = _OpenParts() if skip > 1 else None
     n = 0
     pending = b""
     async with contextlib.aclosing(body):
@@ -143,6 +181,10 @@ async def _numbered(
                         out.append(snapshot)
                 elif n > skip:
                     out.append(prefix + str(n).encode() + b"\n" + event)
+                elif parts is not None:
+                    parts.see(event)
+                    if n == skip:
+                        out.extend(parts.open.values())
             if out:
                 yield b"".join(out)
 
@@ -177,13 +219,14 @@ async def connect(request: Request, raw_thread: str, agent_name: str | None = No
         if body is None:
             return stream_response(_idle_thread(app, thread_id), Transport.SSE, headers)
         headers["x-ag-trace-id"] = turn_id
-        if last is not None and last[0] == turn_id:
+        if last is not None and last[0] == turn_id and last[1] > 1:
             # The mirror may trail the worker the client read from: an event not mirrored yet is
             # waited for, not refused.
             events = _numbered(body, turn_id, last[1], None)
-        else:
+        else:  # a fresh client (or one that may have missed the snapshot after event 1)
             messages, state = await _thread(app, thread_id, turn_id)
-            events = _numbered(body, turn_id, 0, _snapshot_frames(messages, state))
+            skip = 1 if last is not None and last[0] == turn_id else 0
+            events = _numbered(body, turn_id, skip, _snapshot_frames(messages, state))
     except Exception as exc:
         return error_response(exc, request)
     return stream_response(events, Transport.SSE, headers)
