@@ -55,13 +55,11 @@ function shape(messages) {
 }
 
 test('a reload mid-run, then a broken connection: the same messages as a client that never left', async () => {
-  // The uninterrupted client.
+  // The uninterrupted client, on a thread of its own, at the same time.
   const steady = newAgent(SERVER_URL, `steady-${crypto.randomUUID()}`);
   steady.addMessage({ id: crypto.randomUUID(), role: 'user', content: String(WORDS) });
   const errors = [];
-  await steady.runAgent({}, { onRunErrorEvent: ({ event }) => errors.push(event) });
-  assert.deepEqual(errors, []);
-  assert.equal(reply(steady), FULL);
+  const steadyRun = steady.runAgent({}, { onRunErrorEvent: ({ event }) => errors.push(event) });
 
   // The page that reloads: its run is started, then the page goes away mid-stream.
   const threadId = `reload-${crypto.randomUUID()}`;
@@ -94,6 +92,9 @@ test('a reload mid-run, then a broken connection: the same messages as a client 
   assert.ok(!again.includes('MESSAGES_SNAPSHOT'), again.join(' '));
   assert.equal(again.at(-1), 'RUN_FINISHED');
   assert.equal(reply(reloaded), FULL);
+  await steadyRun;
+  assert.deepEqual(errors, []);
+  assert.equal(reply(steady), FULL);
   assert.deepEqual(shape(reloaded.messages), shape(steady.messages));
   assert.deepEqual(result.newMessages, []);
 
