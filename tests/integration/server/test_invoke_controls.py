@@ -16,9 +16,12 @@ import orjson
 import pytest
 
 from services import serve_app
+from turnwire.fold import fold
+from turnwire.formats.agenta import decode_frames, render_outputs
 from turnwire.model import Event, MessageDelta, MessageEnd, MessageEvent, MessageStart, ToolCall, ToolResult
 from turnwire.runtime import TurnContext
 from turnwire.server import Settings, create_app
+from turnwire.server.doors.agenta.controls import trim_to_trailing_unit
 
 SSE = "text/event-stream"
 WORDS = 150
@@ -224,3 +227,14 @@ def test_force_attaches_to_the_running_turn_or_takes_it_over(url: str) -> None:
         stored = http.get(f"/tasks/{again}/messages", params={"format": "agenta"}).json()["messages"]
         assert [m["role"] for m in stored] == ["user", "assistant", "user", "assistant"]
         assert len(stored[1]["content"]) < len("".join(f"w{i} " for i in range(WORDS * 10)))
+
+
+@pytest.mark.parametrize("text", ["text tail", "tool tail"])
+def test_a_trimmed_batch_is_the_trim_of_the_folded_stream(url: str, text: str) -> None:
+    """agenta's contract: batch outputs == fold(NDJSON frames) for the same request, with and
+    without trim."""
+    with httpx.Client(base_url=url, timeout=30) as http:
+        trimmed = outputs(http.post("/invoke", json=body(text, flags={"trim": True})))
+        lines = http.post("/invoke", json=body(text), headers={"accept": "application/x-ndjson"}).text
+    folded = render_outputs(fold(decode_frames([orjson.loads(line) for line in lines.splitlines() if line])))
+    assert trimmed == {**folded, "messages": trim_to_trailing_unit(folded["messages"])}
