@@ -44,6 +44,7 @@ from starlette.responses import Response
 from turnwire.formats import get_format
 from turnwire.formats.agui import AgUiStreamEncoder
 from turnwire.framing import SSE_KEEPALIVE, sse_frame
+from turnwire.runtime.live import LOST_MESSAGE
 from turnwire.server.context import AppContext, current
 from turnwire.server.doors.agenta.resume import EVENT_ID_RULE, LAST_EVENT_ID, events_in, parse_last_event_id
 from turnwire.server.doors.agentex.conversation import find_task, render_conversation
@@ -51,7 +52,7 @@ from turnwire.server.http.errors import RequestError, error_response
 from turnwire.server.http.models import MessageBody, ValidationErrorBody
 from turnwire.server.http.negotiation import Transport
 from turnwire.server.turns.door import session_id
-from turnwire.server.turns.running import live_key, lost_turn_frames
+from turnwire.server.turns.running import live_key
 from turnwire.server.turns.streaming import stream_response
 from turnwire.store.base import StoredMessage
 from turnwire.store.errors import NotFoundError
@@ -102,6 +103,14 @@ async def _thread(app: AppContext, thread_id: str, without_turn: str | None) -> 
     if without_turn is not None:
         records = [r for r in records if r.note.get("turn") != without_turn]
     return render_conversation(records, "agui", task.get("name") or task["id"]), last_state_snapshot(records)
+
+
+def _lost_run(thread_id: str, turn_id: str) -> bytes:
+    """How a run followed from a worker that died mid-run ends: ``RUN_ERROR`` (a fresh encoder's
+    ``finish`` opens its run first: that ``RUN_STARTED`` is left out, the followed run sent its own)."""
+    encoder = AgUiStreamEncoder(thread_id, turn_id)
+    frames = encoder.finish(error=LOST_MESSAGE)
+    return b"".join(sse_frame(f) for f in frames if f.get("type") != "RUN_STARTED")
 
 
 def _snapshot_frames(messages: list[Any], state: Any | None) -> bytes:
@@ -213,7 +222,7 @@ async def connect(request: Request, raw_thread: str, agent_name: str | None = No
             found = await app.turns.elsewhere(key)
             if found is not None and found[1] == AGUI_WIRE:
                 turn_id = found[0]
-                lost = lost_turn_frames(AGUI, thread_id, turn_id)
+                lost = _lost_run(thread_id, turn_id)
                 body = app.turns.follow_elsewhere(turn_id, interval, SSE_KEEPALIVE, lost=lost)
         headers = {"x-ag-session-id": thread_id, **AGUI.stream_headers}
         if body is None:
