@@ -16,6 +16,7 @@ import orjson
 import pytest
 
 from services import serve_app, turnwire_process
+from turnwire.agents import demo_agent
 from turnwire.model import Event, MessageDelta, MessageEnd, MessageStart
 from turnwire.runtime import TurnContext
 from turnwire.server import Settings, create_app
@@ -44,7 +45,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         approval_secret_file=str(home / "secret"),
         keepalive_seconds=0,
     )
-    with serve_app(create_app({"long": long}, default_agent="long", settings=settings)) as url:
+    agents = {"long": long, "demo": demo_agent}
+    with serve_app(create_app(agents, default_agent="long", settings=settings)) as url:
         yield url
 
 
@@ -110,6 +112,20 @@ async def test_a_thread_with_no_run_is_its_snapshot_framed_as_a_run(server: str)
         assert snapshot == stored["messages"]
         assert [m["role"] for m in snapshot] == ["user", "assistant"]
         assert snapshot[1]["content"] == "w0 w1 w2 w3 w4 "
+
+
+async def test_a_paused_thread_ends_on_the_interrupts_its_last_run_ended_on(server: str) -> None:
+    thread = f"paused-{uuid.uuid4().hex[:8]}"
+    async with httpx.AsyncClient(timeout=30) as http:
+        async with http.stream(
+            "POST", f"{server}/agents/demo/agui", json=run_input(thread, "delete important.db")
+        ) as response:
+            ran = [e async for _, e in sse(response)]
+        outcome = ran[-1]["outcome"]
+        assert outcome["type"] == "interrupt" and outcome["interrupts"]
+        events = await connect(http, server, f"{thread}")
+    assert [e["type"] for _, e in events] == ["RUN_STARTED", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
+    assert events[2][1]["outcome"] == outcome
 
 
 async def test_a_running_run_is_followed_after_the_snapshot_and_resumed_after_an_event_id(

@@ -9,7 +9,9 @@ first event is ``RUN_STARTED``):
 - **No run running**: ``RUN_STARTED``, ``MESSAGES_SNAPSHOT`` (the stored thread as the client
   holds it after its runs, what ``GET /tasks/{id}/messages?format=agui`` reads; ``[]`` for a thread
   never used), the last ``STATE_SNAPSHOT`` if a state is stored (``last_state_snapshot``), then
-  ``RUN_FINISHED``. Those events carry no SSE ids: there is nothing to resume in them.
+  ``RUN_FINISHED`` — with ``outcome: interrupt`` and the interrupts when the thread's last run
+  paused on them (``open_interrupts``), so a reloaded client can answer them. Those events carry
+  no SSE ids: there is nothing to resume in them.
 - **A run running** (on this worker, or on another one through the Redis turn logs): the run's
   own ``RUN_STARTED``, then the snapshot of the thread *without* that run's messages (the store
   already holds part of its reply; the run's events bring all of it), then every event of the run
@@ -42,8 +44,9 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from turnwire.formats import get_format
-from turnwire.formats.agui import AgUiStreamEncoder
+from turnwire.formats.agui import AgUiStreamEncoder, interrupt_of
 from turnwire.framing import SSE_KEEPALIVE, sse_frame
+from turnwire.model import InteractionRequest
 from turnwire.runtime.live import LOST_MESSAGE
 from turnwire.server.context import AppContext, current
 from turnwire.server.doors.agenta.resume import EVENT_ID_RULE, LAST_EVENT_ID, events_in, parse_last_event_id
@@ -91,18 +94,46 @@ def _last_event_id(request: Request) -> tuple[tuple[str, int] | None, tuple[str,
         raise RequestError.at(400, rule, loc, "invalid_last_event_id") from None
 
 
-async def _thread(app: AppContext, thread_id: str, without_turn: str | None) -> tuple[list[Any], Any | None]:
-    """The thread's stored messages as AG-UI messages (those of turn ``without_turn`` left out)
-    and its last state."""
+def open_interrupts(records: Sequence[StoredMessage]) -> list[dict[str, Any]]:
+    """The interrupts the thread's last run ended on, if it paused: what its ``RUN_FINISHED``
+    said (``outcome.interrupts``), so a reloaded client holds them and can answer them."""
+    if not records:
+        return []
+    turn = records[-1].note.get("turn")
+    mine = [r for r in records if turn is not None and r.note.get("turn") == turn]
+    if not any(r.note.get("stop_reason") == "paused" for r in mine):
+        return []
+    out = []
+    for record in mine:
+        content = record.record.get("content") or {}
+        data = content.get("data") if content.get("type") == "data" else None
+        if (
+            isinstance(data, dict)
+            and data.get("type") == "interaction_request"
+            and isinstance(data.get("id"), str)
+        ):
+            request = InteractionRequest(data["id"], str(data.get("kind") or ""), data.get("payload"))
+            interrupt = interrupt_of(request)
+            if interrupt is not None:
+                out.append(interrupt)
+    return out
+
+
+async def _thread(
+    app: AppContext, thread_id: str, without_turn: str | None
+) -> tuple[list[Any], Any | None, list[dict[str, Any]]]:
+    """The thread's stored messages as AG-UI messages (those of turn ``without_turn`` left out),
+    its last state and the interrupts it is paused on."""
     assert app.store is not None
     try:
         task = await find_task(app.store, thread_id)
     except NotFoundError:
-        return [], None
+        return [], None, []
     records = await app.store.read_branch(task["id"])
     if without_turn is not None:
         records = [r for r in records if r.note.get("turn") != without_turn]
-    return render_conversation(records, "agui", task.get("name") or task["id"]), last_state_snapshot(records)
+    messages = render_conversation(records, "agui", task.get("name") or task["id"])
+    return messages, last_state_snapshot(records), open_interrupts(records)
 
 
 def _lost_run(thread_id: str, turn_id: str) -> bytes:
@@ -122,10 +153,12 @@ def _snapshot_frames(messages: list[Any], state: Any | None) -> bytes:
 
 async def _idle_thread(app: AppContext, thread_id: str) -> AsyncIterator[bytes]:
     """No run: the snapshot framed as a run of its own (``verifyEvents`` wants one around it)."""
-    messages, state = await _thread(app, thread_id, None)
+    messages, state, interrupts = await _thread(app, thread_id, None)
     encoder = AgUiStreamEncoder(thread_id, f"connect-{uuid.uuid4().hex}")
     body = b"".join(sse_frame(e) for e in encoder.start()) + _snapshot_frames(messages, state)
-    yield body + b"".join(sse_frame(e) for e in encoder.finish())
+    # A paused thread's run ends on its open interrupts, as the paused run's own end did.
+    encoder.interrupts = interrupts
+    yield body + b"".join(sse_frame(e) for e in encoder.finish("paused" if interrupts else None))
 
 
 _OPENERS: Final = {
@@ -233,7 +266,7 @@ async def connect(request: Request, raw_thread: str, agent_name: str | None = No
             # waited for, not refused.
             events = _numbered(body, turn_id, last[1], None)
         else:  # a fresh client (or one that may have missed the snapshot after event 1)
-            messages, state = await _thread(app, thread_id, turn_id)
+            messages, state, _ = await _thread(app, thread_id, turn_id)
             skip = 1 if last is not None and last[0] == turn_id else 0
             events = _numbered(body, turn_id, skip, _snapshot_frames(messages, state))
     except Exception as exc:
