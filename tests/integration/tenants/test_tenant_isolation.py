@@ -307,6 +307,41 @@ def live_agenta_turn(method: str, path: str, v: Victim) -> None:
     assert said[-1]["type"] == "done" and said[-1]["data"]["stopReason"] == "end_turn"
 
 
+LIVE_THREAD = "victim-agui"
+
+
+def live_agui_thread(method: str, path: str, v: Victim) -> None:
+    """Alice's AG-UI run is running: bob's connect to her thread (or to her stored session) is an
+    empty thread of his own, framed as a run of nothing — also with the id of alice's last event —
+    and alice's stream runs on to its end."""
+    body = {
+        "threadId": LIVE_THREAD,
+        "runId": "r1",
+        "messages": [{"id": "u1", "role": "user", "content": "count to 20"}],
+    }
+    connect = v.url + fill(path, v)
+    with httpx.stream("POST", f"{v.url}/agui", json=body, headers=ALICE, timeout=30) as alice:
+        assert alice.status_code == 200
+        lines = alice.iter_lines()
+        next(line for line in lines if '"TEXT_MESSAGE_CONTENT"' in line)
+        mine = httpx.get(connect.replace("{thread_id}", LIVE_THREAD), headers=ALICE, timeout=30)
+        turn = next(line for line in mine.text.splitlines() if line.startswith("id: "))[4:].rsplit(":", 1)[0]
+        for thread, extra in (
+            (LIVE_THREAD, {}),
+            (LIVE_THREAD, {"last-event-id": f"{turn}:3"}),
+            ("victim", {}),
+        ):
+            response = httpx.get(connect.replace("{thread_id}", thread), headers={**BOB, **extra}, timeout=30)
+            assert response.status_code == 200, response.text
+            said = [
+                orjson.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")
+            ]
+            assert [e["type"] for e in said] == ["RUN_STARTED", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
+            assert said[1]["messages"] == [] and "id: " not in response.text
+        rest = [line for line in lines if line.startswith("data: {")]
+    assert orjson.loads(rest[-1][6:])["type"] == "RUN_FINISHED"
+
+
 A2A_CONTEXT = "alice-a2a"
 
 
@@ -381,6 +416,9 @@ ATTACKS: dict[tuple[str, str], Callable[[str, str, Victim], None]] = {
     ("post", "/agents/{name}/chat/{chat_id}/stop"): live_turn,
     ("post", "/agui"): new_door_turn,
     ("post", "/agents/{name}/agui"): new_door_turn,
+    ("get", "/agui/threads/{thread_id}/connect"): live_agui_thread,
+    ("get", "/agents/{name}/agui/threads/{thread_id}/connect"): live_agui_thread,
+    ("get", "/agui/client.js"): tenant_free,
     ("post", "/v1/chat/completions"): new_door_turn,
     ("post", "/v1/responses"): responses_turn,
     ("get", "/v1/responses/{response_id}"): stored_response,
