@@ -75,7 +75,9 @@ class ObservabilityMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        carrier = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"] if k in TRACE_HEADERS}
+        carrier = {
+            k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"] if k in TRACE_HEADERS
+        }
         trace = RequestTrace(scope["path"], carrier)
         _current.set(trace)
         metrics = self.metrics

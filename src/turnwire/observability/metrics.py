@@ -17,8 +17,40 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from turnwire.model import Done, ErrorEvent, MessageDelta, MessageEvent, ThoughtDelta, Usage
 
-DURATION_BUCKETS: Final = (0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92)
-TTFT_BUCKETS: Final = (0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0)
+DURATION_BUCKETS: Final = (
+    0.01,
+    0.02,
+    0.04,
+    0.08,
+    0.16,
+    0.32,
+    0.64,
+    1.28,
+    2.56,
+    5.12,
+    10.24,
+    20.48,
+    40.96,
+    81.92,
+)
+TTFT_BUCKETS: Final = (
+    0.001,
+    0.005,
+    0.01,
+    0.02,
+    0.04,
+    0.06,
+    0.08,
+    0.1,
+    0.25,
+    0.5,
+    0.75,
+    1.0,
+    2.5,
+    5.0,
+    7.5,
+    10.0,
+)
 TPOT_BUCKETS: Final = (0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5)
 TOKEN_BUCKETS: Final = (1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216)
 HTTP_BUCKETS: Final = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0)
@@ -63,7 +95,10 @@ class TurnMetrics:
             buckets=TOKEN_BUCKETS,
         )
         self.turns = Counter(
-            "turnwire_turns", "Turns ended, by stop reason.", (*TURN_LABELS, "turnwire_stop_reason"), registry=r
+            "turnwire_turns",
+            "Turns ended, by stop reason.",
+            (*TURN_LABELS, "turnwire_stop_reason"),
+            registry=r,
         )
         self.live_turns = Gauge("turnwire_live_turns", "Turns running in this process.", registry=r)
         self.approvals_pending = Gauge(
@@ -87,7 +122,9 @@ class TurnMetrics:
             buckets=STORE_BUCKETS,
         )
         self.redis_errors = Counter(
-            "turnwire_redis_errors", "Redis failures turnwire logged (publish, subscribe, turn logs).", registry=r
+            "turnwire_redis_errors",
+            "Redis failures turnwire logged (publish, subscribe, turn logs).",
+            registry=r,
         )
         self.paused = 0
         handler = _CountingHandler(self.redis_errors)
@@ -121,7 +158,9 @@ class TurnClock:
         kind = type(event)
         if self._first is None and kind in _FIRST_OUTPUT:
             self._first = time.perf_counter()
-            self._metrics.time_to_first_token.labels(self.agent, self.wire).observe(self._first - self.started)
+            self._metrics.time_to_first_token.labels(self.agent, self.wire).observe(
+                self._first - self.started
+            )
         elif kind is Usage:
             m = self._metrics
             if event.input:

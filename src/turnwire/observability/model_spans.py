@@ -61,6 +61,12 @@ def chat_span(provider: str, model: str) -> Iterator[ModelCall]:
     if turn.is_recording() and not getattr(turn, "attributes", {}).get("gen_ai.request.model"):
         turn.set_attribute("gen_ai.provider.name", provider)
         turn.set_attribute("gen_ai.request.model", model)
-    attributes = {"gen_ai.operation.name": "chat", "gen_ai.provider.name": provider, "gen_ai.request.model": model}
-    with tracer.start_as_current_span(f"chat {model}", kind=trace.SpanKind.CLIENT, attributes=attributes) as span:
+    attributes = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": provider,
+        "gen_ai.request.model": model,
+    }
+    with tracer.start_as_current_span(
+        f"chat {model}", kind=trace.SpanKind.CLIENT, attributes=attributes
+    ) as span:
         yield ModelCall(span)

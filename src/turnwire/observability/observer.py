@@ -51,7 +51,11 @@ class Observer:
     def start_turn(self, agent: str, session_id: str, scope: str, *, resume: bool) -> TurnWatch:
         request = current_request()
         wire = request.wire if request is not None else "http"
-        span = None if self.tracer is None else self.tracer.start(agent, session_id, scope, request, resume=resume)
+        span = (
+            None
+            if self.tracer is None
+            else self.tracer.start(agent, session_id, scope, request, resume=resume)
+        )
         clock = None if self.metrics is None else self.metrics.start_turn(agent, wire, resume=resume)
         return TurnWatch(span, clock)
 

@@ -54,6 +54,8 @@ def observer_for(settings: Settings, environ: Mapping[str, str] | None = None) -
         return Observer.build(settings, trace=trace, metrics=metrics, environ=environ)
     except ImportError as exc:
         if settings.otel or metrics:
-            raise RuntimeError(f"tracing and metrics need the OpenTelemetry SDK ({exc}): {EXTRA_HINT}") from None
+            raise RuntimeError(
+                f"tracing and metrics need the OpenTelemetry SDK ({exc}): {EXTRA_HINT}"
+            ) from None
         log.warning("OTEL_* variables ask for tracing but the SDK is missing (%s): %s", exc, EXTRA_HINT)
     return Observer.build(settings, trace=False, metrics=metrics, environ=environ) if metrics else None

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
 
 from opentelemetry.sdk.resources import SERVICE_NAME, Resource
 from opentelemetry.sdk.trace import TracerProvider
@@ -61,15 +60,19 @@ def _exporters(env: Mapping[str, str]) -> list[SpanExporter]:
         elif name == "console":
             out.append(ConsoleSpanExporter())
         elif name != "none":
-            raise ValueError(f"OTEL_TRACES_EXPORTER: {name!r} is not an exporter turnwire knows (otlp, console)")
+            raise ValueError(
+                f"OTEL_TRACES_EXPORTER: {name!r} is not an exporter turnwire knows (otlp, console)"
+            )
     return out
 
 
 def _otlp_exporter(env: Mapping[str, str]) -> SpanExporter:
     protocol = (
-        env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or env.get("OTEL_EXPORTER_OTLP_PROTOCOL") or "http/protobuf"
+        env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+        or env.get("OTEL_EXPORTER_OTLP_PROTOCOL")
+        or "http/protobuf"
     ).strip()
-    exporter: Any
+    exporter: SpanExporter
     if protocol == "grpc":
         from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (  # type: ignore[import-not-found]
             OTLPSpanExporter as GrpcExporter,
@@ -83,4 +86,4 @@ def _otlp_exporter(env: Mapping[str, str]) -> SpanExporter:
         exporter = OTLPSpanExporter()
     else:
         raise ValueError(f"OTEL_EXPORTER_OTLP_PROTOCOL: {protocol!r} is not supported (http/protobuf, grpc)")
-    return exporter  # type: ignore[no-any-return]
+    return exporter

@@ -68,7 +68,17 @@ class TurnTracer:
 class TurnSpan:
     """One turn's span, fed the turn's events as they are delivered (``on_event``)."""
 
-    __slots__ = ("_error", "_input_tokens", "_output_tokens", "_tools", "ended", "parent", "scope", "span", "tracer")
+    __slots__ = (
+        "_error",
+        "_input_tokens",
+        "_output_tokens",
+        "_tools",
+        "ended",
+        "parent",
+        "scope",
+        "span",
+        "tracer",
+    )
 
     def __init__(self, tracer: TurnTracer, span: Span, parent: otel_context.Context, scope: str) -> None:
         self.tracer = tracer

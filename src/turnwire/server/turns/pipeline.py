@@ -109,7 +109,11 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
     scope = session_scope(app.tenant, session_id)
     resume = answers_paused_turn(request.messages, request.message_id, request.regenerate)
     # Observed (tracing, metrics: ``turnwire.observability``), the turn's trace id is its span's.
-    watch = None if app.observe is None else app.observe.start_turn(request.agent_name, session_id, scope, resume=resume)
+    watch = (
+        None
+        if app.observe is None
+        else app.observe.start_turn(request.agent_name, session_id, scope, resume=resume)
+    )
     trace_id = new_random_id() if watch is None or watch.span is None else watch.span.trace_id
     try:
         # One turn at a time per conversation, claimed before anything of it is read or written.
