@@ -8,6 +8,7 @@ model on the turn's span (``gen_ai.provider.name``, ``gen_ai.request.model``) wh
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -66,7 +67,18 @@ def chat_span(provider: str, model: str) -> Iterator[ModelCall]:
         "gen_ai.provider.name": provider,
         "gen_ai.request.model": model,
     }
-    with tracer.start_as_current_span(
-        f"chat {model}", kind=trace.SpanKind.CLIENT, attributes=attributes
-    ) as span:
+    # Not made current: an adapter's generator may be closed from another task, where a context
+    # attached here could not be detached; a model call has no child spans of its own anyway.
+    span = tracer.start_span(f"chat {model}", kind=trace.SpanKind.CLIENT, attributes=attributes)
+    try:
         yield ModelCall(span)
+    except (GeneratorExit, asyncio.CancelledError):
+        span.set_attribute("turnwire.cancelled", True)  # the turn stopped mid-call: no model error
+        raise
+    except BaseException as exc:
+        span.record_exception(exc)
+        span.set_attribute("error.type", type(exc).__qualname__)
+        span.set_status(trace.Status(trace.StatusCode.ERROR, str(exc)))
+        raise
+    finally:
+        span.end()

@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 from fastapi import FastAPI
+from openai import AsyncOpenAI
 from otlp_receiver import Receiver, otlp_receiver
 
+from openai_fake import fake_openai
 from services import serve_app
-from turnwire.agents import demo_agent
+from turnwire.agents import demo_agent, openai_agent
 from turnwire.server import Settings, create_app
 from turnwire.server.context import AppContext
 
@@ -36,7 +38,7 @@ class Traced:
 @pytest.fixture(scope="module")
 def traced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Traced]:
     home: Path = tmp_path_factory.mktemp("otel")
-    with otlp_receiver() as receiver, pytest.MonkeyPatch.context() as env:
+    with otlp_receiver() as receiver, fake_openai() as fake, pytest.MonkeyPatch.context() as env:
         # The SDK's exporter reads these when it is built, in create_app.
         env.setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", receiver.url + "/v1/traces")
         env.setenv("OTEL_SERVICE_NAME", "turnwire-test")
@@ -48,7 +50,11 @@ def traced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Traced]:
             db_url=f"sqlite:///{home / 'store.db'}",
             approval_secret_file=str(home / "secret"),
         )
-        app = create_app({"demo": demo_agent}, default_agent="demo", settings=settings)
+        # No retries: the recorded 429 says "retry after 20 s", which the SDK would wait out.
+        model = openai_agent(
+            "gpt-4o-mini", client=AsyncOpenAI(base_url=fake.base_url, api_key="sk", max_retries=0)
+        )
+        app = create_app({"demo": demo_agent, "model": model}, default_agent="demo", settings=settings)
         env.undo()
         with serve_app(app) as url:
             yield Traced(url, app, receiver)

@@ -207,3 +207,35 @@ def test_a_refused_turn_is_an_error_span_with_its_status(traced: Traced) -> None
     turn, _ = _turn_span(traced, client_trace)
     assert turn.status_code == 2
     assert turn.attributes["error.type"] == str(response.status_code)
+
+
+def _model_turn(traced: Traced, text: str) -> tuple[ReceivedSpan, list[ReceivedSpan]]:
+    body = {"session_id": _session(), "data": {"inputs": {"messages": [{"role": "user", "content": text}]}}}
+    response = httpx.post(
+        traced.url + "/agents/model/invoke", content=orjson.dumps(body), headers=SSE, timeout=10
+    )
+    assert response.status_code == 200, response.text
+    return _turn_span(traced, response.headers["x-ag-trace-id"])
+
+
+def test_a_model_call_is_a_chat_span_under_the_turn(traced: Traced) -> None:
+    turn, children = _model_turn(traced, "hello")
+    assert turn.name == "invoke_agent model"
+    assert turn.attributes["gen_ai.provider.name"] == "openai"
+    assert turn.attributes["gen_ai.request.model"] == "gpt-4o-mini"
+    [chat] = children
+    assert chat.name == "chat gpt-4o-mini"
+    assert chat.kind == 3  # SPAN_KIND_CLIENT
+    assert chat.attributes["gen_ai.operation.name"] == "chat"
+    assert chat.attributes["gen_ai.usage.input_tokens"] == turn.attributes["gen_ai.usage.input_tokens"]
+    assert chat.attributes["gen_ai.response.finish_reasons"] == ["stop"]
+    assert turn.start <= chat.start and chat.end <= turn.end
+
+
+def test_a_failed_model_call_is_an_error_chat_span(traced: Traced) -> None:
+    turn, children = _model_turn(traced, "rate limited")
+    [chat] = children
+    assert chat.status_code == 2
+    assert chat.attributes["error.type"] == "RateLimitError"
+    assert turn.status_code == 2
+    assert turn.attributes["turnwire.stop_reason"] == "error"
