@@ -41,6 +41,10 @@ class RequestTrace:
     """The request's ``traceparent``, ``tracestate`` and ``baggage`` headers (those present)."""
     traceparent: str | None = None
     """The turn span's, once a turn started: sent back as the response's ``traceparent``."""
+    trace_id: str | None = None
+    """The trace id of the turn this request started (also when tracing is off: log lines)."""
+    session: str | None = None
+    """The session of the turn this request started."""
 
     @property
     def wire(self) -> str:

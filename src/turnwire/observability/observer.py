@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from turnwire.observability.http import current_request
+from turnwire.runtime.context import new_random_id
 
 if TYPE_CHECKING:
     from turnwire.observability.metrics import TurnClock, TurnMetrics
@@ -57,7 +58,11 @@ class Observer:
             else self.tracer.start(agent, session_id, scope, request, resume=resume)
         )
         clock = None if self.metrics is None else self.metrics.start_turn(agent, wire, resume=resume)
-        return TurnWatch(span, clock)
+        # Traced, the turn's trace id is its span's; else a fresh one, as the pipeline mints it.
+        trace_id = new_random_id() if span is None else span.trace_id
+        if request is not None:
+            request.trace_id, request.session = trace_id, session_id
+        return TurnWatch(span, clock, trace_id)
 
     def flush(self, timeout_millis: int = 5000) -> bool:
         """Export every ended span now (tests, shutdown)."""
@@ -71,16 +76,13 @@ class Observer:
 class TurnWatch:
     """One turn's span and clock."""
 
-    __slots__ = ("clock", "span")
+    __slots__ = ("clock", "span", "trace_id")
 
-    def __init__(self, span: TurnSpan | None, clock: TurnClock | None) -> None:
+    def __init__(self, span: TurnSpan | None, clock: TurnClock | None, trace_id: str) -> None:
         self.span = span
         self.clock = clock
-
-    @property
-    def trace_id(self) -> str | None:
-        """The turn's trace id when it is traced (the span's), else ``None``: the pipeline mints one."""
-        return None if self.span is None else self.span.trace_id
+        self.trace_id = trace_id
+        """The turn's trace id: its span's when traced."""
 
     def watch(self, events: EventRun) -> EventRun:
         return WatchedRun(events, self)

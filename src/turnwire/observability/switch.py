@@ -46,7 +46,7 @@ def observer_for(settings: Settings, environ: Mapping[str, str] | None = None) -
     programs of the same environment, it is a warning and tracing stays off."""
     trace = tracing_requested(settings, environ)
     metrics = metrics_requested(settings)
-    if not trace and not metrics:
+    if not trace and not metrics and settings.log_format != "json":
         return None
     from turnwire.observability.observer import Observer
 

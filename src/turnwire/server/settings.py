@@ -94,6 +94,9 @@ class Settings(BaseModel):
     turns it on too (see docs/observability.md)."""
     metrics: bool = False
     """Measure the turns and serve ``GET /metrics`` (Prometheus text; the ``otel`` extra)."""
+    log_format: Literal["plain", "json"] = "plain"
+    """``json``: one JSON object per log line, with request id, trace id, span id and session
+    (``turnwire serve --log-format json``; see docs/observability.md)."""
     metrics_open: bool = False
     """``GET /metrics`` answers without an API key (for a scraper inside your network)."""
 

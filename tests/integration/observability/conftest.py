@@ -56,5 +56,9 @@ def traced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Traced]:
         )
         app = create_app({"demo": demo_agent, "model": model}, default_agent="demo", settings=settings)
         env.undo()
-        with serve_app(app) as url:
-            yield Traced(url, app, receiver)
+        try:
+            with serve_app(app) as url:
+                yield Traced(url, app, receiver)
+        finally:
+            # Export what is left while the receiver still listens (else the SDK retries at exit).
+            app.state.turnwire.observe.shutdown()

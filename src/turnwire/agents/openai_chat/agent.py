@@ -136,7 +136,7 @@ class OpenAIAgent:
                     break
                 reader = StepReader(prefix, *counts)
                 try:
-                    with chat_span("openai", self.model) as call:  # a span when the turn is traced
+                    with chat_span("openai", self.model) as model_call:  # a span when the turn is traced
                         stream = await self.client.chat.completions.create(
                             **self._request(ids.chat(messages))
                         )
@@ -146,7 +146,7 @@ class OpenAIAgent:
                                     yield event
                         finally:
                             await stream.close()  # on error or client disconnect too: frees the connection
-                        call.answered(
+                        model_call.answered(
                             input_tokens=getattr(reader.usage, "prompt_tokens", None),
                             output_tokens=getattr(reader.usage, "completion_tokens", None),
                             finish_reason=reader.finish_reason,

@@ -114,7 +114,7 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
         if app.observe is None
         else app.observe.start_turn(request.agent_name, session_id, scope, resume=resume)
     )
-    trace_id = new_random_id() if watch is None or watch.span is None else watch.span.trace_id
+    trace_id = new_random_id() if watch is None else watch.trace_id
     try:
         # One turn at a time per conversation, claimed before anything of it is read or written.
         admission = await admit(
