@@ -64,6 +64,14 @@ class Observer:
             request.trace_id, request.session = trace_id, session_id
         return TurnWatch(span, clock, trace_id)
 
+    def timed_store(self, store: Any) -> Any:
+        """``store`` with its operations timed, when metrics are on (else ``store`` itself)."""
+        if self.metrics is None:
+            return store
+        from turnwire.observability.timed_store import TimedStore
+
+        return TimedStore(store, self.metrics)
+
     def flush(self, timeout_millis: int = 5000) -> bool:
         """Export every ended span now (tests, shutdown)."""
         return self.provider is None or bool(self.provider.force_flush(timeout_millis))

@@ -155,7 +155,7 @@ async def _services(ctx: AppContext) -> AsyncIterator[None]:
         if recovered:
             count = sum(len(ids) for ids in recovered.values())
             log.warning("marked %d message(s) left streaming by a stopped server as interrupted", count)
-        ctx.store = store
+        ctx.store = store if ctx.observe is None else ctx.observe.timed_store(store)
         # Closed first (last in): running turns end and store their replies while the store is open.
         stack.push_async_callback(ctx.stop_turns)
         try:

@@ -111,6 +111,9 @@ def test_metrics_count_the_turns_by_agent_door_and_stop_reason(url: str) -> None
     assert _get(samples, "turnwire_open_streams") == 0
     assert _get(samples, "turnwire_live_turns") == 0
     assert _get(samples, "turnwire_approvals_pending") == 1
+    # Every turn opened its conversation from the store: timed by operation name.
+    assert _get(samples, "turnwire_store_operation_duration_seconds_count", operation="session_task") >= 5
+    assert _get(samples, "turnwire_redis_errors_total") == 0
 
 
 def test_metrics_need_the_api_key(url: str) -> None:
