@@ -92,7 +92,10 @@ class TurnWatch:
         self.trace_id = trace_id
         """The turn's trace id: its span's when traced."""
 
-    def watch(self, events: EventRun) -> EventRun:
+    def watch(self, events: EventRun, task_id: str | None = None) -> EventRun:
+        """``events`` seen by this watch as they are pulled; ``task_id``: the turn's task."""
+        if self.span is not None:
+            self.span.task_id = task_id
         return WatchedRun(events, self)
 
     def failed(self, exc: BaseException) -> None:

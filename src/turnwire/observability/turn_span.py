@@ -20,6 +20,7 @@ from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, Statu
 from turnwire.model import Done, ErrorEvent, ToolCall, ToolResult, Usage
 from turnwire.observability.http import RequestTrace
 from turnwire.observability.model_spans import CURRENT_TRACER
+from turnwire.observability.span_book import SPANS, recorded_span
 
 PAUSED_REMEMBERED: Final = 4096
 """Paused turns whose span a resuming turn can link to (per process, oldest forgotten first)."""
@@ -77,6 +78,8 @@ class TurnSpan:
         "parent",
         "scope",
         "span",
+        "task_id",
+        "tenant",
         "tracer",
     )
 
@@ -86,6 +89,9 @@ class TurnSpan:
         self.parent = parent
         self.scope = scope
         self.ended = False
+        self.task_id: str | None = None
+        """The turn's task (known once its conversation is open): ``/spans?task_id=``."""
+        self.tenant = scope.partition("\x1f")[0] if "\x1f" in scope else ""
         self._tools: dict[str, Span] = {}
         self._error: str | None = None
         self._input_tokens = 0
@@ -145,9 +151,12 @@ class TurnSpan:
         for tool in self._tools.values():
             # A call left open: the turn paused on it (an approval, a client tool) or stopped.
             tool.set_attribute("turnwire.tool.pending", True)
-            tool.end()
+            self._end_tool(tool)
         self._tools.clear()
+        if self.task_id is not None:
+            span.set_attribute("turnwire.task_id", self.task_id)
         span.end()
+        SPANS.put(self.tenant, recorded_span(span, task_id=self.task_id, output={"stop_reason": reason}))
         if reason == "paused":
             self.tracer.remember_paused(self.scope, span.get_span_context())
 
@@ -172,7 +181,7 @@ class TurnSpan:
         )
         old = self._tools.pop(event.id or "", None)
         if old is not None:
-            old.end()
+            self._end_tool(old)
         self._tools[event.id or ""] = span
 
     def _tool_answered(self, event: ToolResult) -> None:
@@ -186,7 +195,11 @@ class TurnSpan:
         if event.is_error:
             span.set_attribute("error.type", "tool_error")
             span.set_status(Status(StatusCode.ERROR))
+        self._end_tool(span)
+
+    def _end_tool(self, span: Span) -> None:
         span.end()
+        SPANS.put(self.tenant, recorded_span(span, task_id=self.task_id))
 
 
 def _json(value: Any) -> str:

@@ -131,7 +131,7 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
             watch.failed(exc)
         raise
     if watch is not None:
-        started.events = watch.watch(started.events)
+        started.events = watch.watch(started.events, started.task_id)
     return started
 
 
