@@ -24,6 +24,8 @@ from turnwire.observability.span_book import SPANS, recorded_span
 
 PAUSED_REMEMBERED: Final = 4096
 """Paused turns whose span a resuming turn can link to (per process, oldest forgotten first)."""
+TRACES_REMEMBERED: Final = 65_536
+"""Trace ids of the latest turns: a client trace reused for another turn gets a trace of its own."""
 
 
 class TurnTracer:
@@ -33,14 +35,24 @@ class TurnTracer:
         self.tracer = tracer
         self.capture_content = capture_content
         self._paused: OrderedDict[str, SpanContext] = OrderedDict()
+        self._traces: OrderedDict[int, None] = OrderedDict()
 
     def start(
         self, agent: str, session_id: str, scope: str, request: RequestTrace | None, *, resume: bool
     ) -> TurnSpan:
         parent = otel_context.get_current()
+        links: list[Link] = []
         if request is not None and request.carrier:
             parent = propagate.extract(request.carrier, context=parent)
+            client = trace.get_current_span(parent).get_span_context()
+            if client.is_valid and client.trace_id in self._traces:
+                # The trace id is the turn's id on the wire (message and response ids): a client
+                # trace this process already gave a turn gets a new trace, linked to the client's.
+                links.append(Link(client, {"turnwire.link": "client"}))
+                parent = otel_context.Context()
         paused = self._paused.pop(scope, None) if resume else None
+        if paused is not None:
+            links.append(Link(paused, {"turnwire.link": "resumes"}))
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "invoke_agent",
             "gen_ai.agent.name": agent,
@@ -52,12 +64,18 @@ class TurnTracer:
             context=parent,
             kind=SpanKind.SERVER,
             attributes=attributes,
-            links=[Link(paused, {"turnwire.link": "resumes"})] if paused is not None else None,
+            links=links or None,
         )
+        self._remember_trace(span.get_span_context().trace_id)
         turn = TurnSpan(self, span, parent, scope)
         if request is not None:
             request.traceparent = turn.traceparent
         return turn
+
+    def _remember_trace(self, trace_id: int) -> None:
+        self._traces[trace_id] = None
+        while len(self._traces) > TRACES_REMEMBERED:
+            self._traces.popitem(last=False)
 
     def remember_paused(self, scope: str, span: SpanContext) -> None:
         self._paused[scope] = span

@@ -239,3 +239,18 @@ def test_a_failed_model_call_is_an_error_chat_span(traced: Traced) -> None:
     assert chat.attributes["error.type"] == "RateLimitError"
     assert turn.status_code == 2
     assert turn.attributes["turnwire.stop_reason"] == "error"
+
+
+def test_a_client_trace_reused_for_a_second_turn_gets_a_new_linked_trace(traced: Traced) -> None:
+    """The trace id is the turn's id on the wire (``msg-<trace id>``, ``chatcmpl-<trace id>``): a
+    second turn under the same client trace must not repeat the first turn's ids."""
+    client_trace, client_span = "5bf92f3577b34da6a3ce929d0e0e4737", "10f067aa0ba902b7"
+    headers = {"traceparent": f"00-{client_trace}-{client_span}-01"}
+    body = {"model": "demo", "messages": [{"role": "user", "content": "hello"}]}
+    first = _post(traced, "/v1/chat/completions", body, headers).json()["id"]
+    second = _post(traced, "/v1/chat/completions", body, headers).json()["id"]
+    assert first == f"chatcmpl-{client_trace}"
+    assert second != first
+    turn, _ = _turn_span(traced, second.removeprefix("chatcmpl-"))
+    assert turn.parent_id == ""
+    assert turn.links == [(client_trace, client_span)]
