@@ -7,11 +7,14 @@ see each event as the door delivers it, and end with the turn's final event.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from turnwire.observability.http import current_request
 from turnwire.runtime.context import new_random_id
+
+log = logging.getLogger("turnwire.observability")
 
 if TYPE_CHECKING:
     from turnwire.observability.metrics import TurnClock, TurnMetrics
@@ -150,10 +153,15 @@ class WatchedRun:
         else:
             event = await self._run.pull(timeout)
         if event is not None:
-            if watch.span is not None:
-                watch.span.on_event(event)
-            if watch.clock is not None:
-                watch.clock.on_event(event)
+            try:
+                if watch.span is not None:
+                    watch.span.on_event(event)
+                if watch.clock is not None:
+                    watch.clock.on_event(event)
+            except Exception:
+                # Observing a turn must never break it: this turn goes on unobserved.
+                log.exception("observing a turn failed; the turn goes on without its span and metrics")
+                watch.span = watch.clock = None
         return event
 
     async def aclose(self) -> None:

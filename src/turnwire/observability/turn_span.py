@@ -173,8 +173,10 @@ class TurnSpan:
         self._tools.clear()
         if self.task_id is not None:
             span.set_attribute("turnwire.task_id", self.task_id)
+        recording = span.is_recording()  # False for a span the sampler dropped: nothing to keep
         span.end()
-        SPANS.put(self.tenant, recorded_span(span, task_id=self.task_id, output={"stop_reason": reason}))
+        if recording:
+            SPANS.put(self.tenant, recorded_span(span, task_id=self.task_id, output={"stop_reason": reason}))
         if reason == "paused":
             self.tracer.remember_paused(self.scope, span.get_span_context())
 
@@ -216,8 +218,10 @@ class TurnSpan:
         self._end_tool(span)
 
     def _end_tool(self, span: Span) -> None:
+        recording = span.is_recording()
         span.end()
-        SPANS.put(self.tenant, recorded_span(span, task_id=self.task_id))
+        if recording:
+            SPANS.put(self.tenant, recorded_span(span, task_id=self.task_id))
 
 
 def _json(value: Any) -> str:
