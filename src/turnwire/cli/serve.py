@@ -136,6 +136,16 @@ def serve(
             "[env var: TURNWIRE_LOG_FORMAT; default: plain]",
         ),
     ] = None,
+    a2a_push_allow: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--a2a-push-allow",
+            metavar="URL_PATTERN",
+            help="Allow A2A push notifications to webhooks matching this pattern, e.g. "
+            "'https://hooks.example.com/*' (repeatable; see docs/a2a.md) "
+            "[env var: TURNWIRE_A2A_PUSH_ALLOW; default: none, push off]",
+        ),
+    ] = None,
     workers: Annotated[int, typer.Option(metavar="N", help="Worker processes sharing the port.")] = 1,
     reload: Annotated[
         bool, typer.Option("--reload", help="Restart when a .py file under --app-dir changes (development).")
@@ -182,6 +192,7 @@ def serve(
                 "otel": otel or None,
                 "metrics": metrics or None,
                 "log_format": log_format,
+                "a2a_push_allow": tuple(a2a_push_allow) if a2a_push_allow else None,
             },
         )
         if log_level.lower() not in LOG_LEVELS:

@@ -30,6 +30,7 @@ class ConfigError(TurnwireError):
 
 
 OPTION_OF_FIELD = {
+    "a2a_push_allow": "--a2a-push-allow",
     "api_keys": "--api-key",
     "db_url": "--db",
     "keepalive_seconds": "--keepalive",

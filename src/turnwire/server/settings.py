@@ -120,7 +120,11 @@ class Settings(BaseModel):
     @classmethod
     def _push_allow(cls, value: object) -> object:
         if isinstance(value, str):
-            return tuple(part.strip() for part in value.split(",") if part.strip())
+            value = tuple(part.strip() for part in value.split(",") if part.strip())
+        for pattern in value if isinstance(value, tuple | list) else ():
+            # A pattern is matched against whole webhook URLs: one without a scheme matches none.
+            if not isinstance(pattern, str) or not pattern.startswith(("http://", "https://")):
+                raise ValueError(f"{pattern!r} is not a URL pattern: start it with https:// or http://")
         return value
 
     @field_validator("cors_origins", mode="before")
