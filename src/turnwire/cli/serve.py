@@ -112,6 +112,30 @@ def serve(
             "[env var: TURNWIRE_MULTITASK; default: reject]",
         ),
     ] = None,
+    otel: Annotated[
+        bool,
+        typer.Option(
+            "--otel",
+            help="Trace every turn with OpenTelemetry, exported over OTLP as the OTEL_* variables say "
+            "(pip install 'turnwire[otel]'; see docs/observability.md) [env var: TURNWIRE_OTEL]",
+        ),
+    ] = False,
+    metrics: Annotated[
+        bool,
+        typer.Option(
+            "--metrics",
+            help="Serve GET /metrics (Prometheus text, key-protected) [env var: TURNWIRE_METRICS]",
+        ),
+    ] = False,
+    log_format: Annotated[
+        str | None,
+        typer.Option(
+            "--log-format",
+            metavar="FORMAT",
+            help="plain, or json: one JSON object per line with request id, trace id and session "
+            "[env var: TURNWIRE_LOG_FORMAT; default: plain]",
+        ),
+    ] = None,
     a2a_push_allow: Annotated[
         list[str] | None,
         typer.Option(
@@ -165,6 +189,9 @@ def serve(
                 "redis_url": redis,
                 "api_keys": keys,
                 "multitask": multitask,
+                "otel": otel or None,
+                "metrics": metrics or None,
+                "log_format": log_format,
                 "a2a_push_allow": tuple(a2a_push_allow) if a2a_push_allow else None,
             },
         )

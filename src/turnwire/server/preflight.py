@@ -34,6 +34,7 @@ OPTION_OF_FIELD = {
     "api_keys": "--api-key",
     "db_url": "--db",
     "keepalive_seconds": "--keepalive",
+    "log_format": "--log-format",
     "multitask": "--multitask",
     "redis_url": "--redis",
     "vercel_client_version": "--vercel-client-version",

@@ -407,6 +407,35 @@ def a2a_http_json(method: str, path: str, v: Victim) -> None:
     assert mine["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
 
 
+def spans(method: str, path: str, v: Victim) -> None:
+    """Alice's span on her task: bob lists none on it, cannot read or change it, nor hang a span
+    of his on her task."""
+    mine = {
+        "name": "alice-step",
+        "start_time": "2026-12-01T10:00:00Z",
+        "trace_id": "t-alice",
+        "task_id": v.task_id,
+    }
+    made = httpx.post(f"{v.url}/spans", json=mine, headers=ALICE, timeout=20)
+    assert made.status_code == 200, made.text
+    span_id = made.json()["id"]
+    route = path.replace("{span_id}", span_id)
+    if path == "/spans" and method == "get":
+        for params in ({"task_id": v.task_id}, {"trace_id": "t-alice"}, {}):
+            response = httpx.get(f"{v.url}/spans", params=params, headers=BOB, timeout=20)
+            assert response.status_code == 200 and span_id not in response.text, response.text
+    elif path == "/spans":
+        response = httpx.post(f"{v.url}/spans", json={**mine, "name": "bob"}, headers=BOB, timeout=20)
+        assert response.status_code == 422 and response.json()["data"][0]["loc"] == ["body", "task_id"]
+    else:
+        response = httpx.request(
+            method.upper(), f"{v.url}{route}", json={"name": "bob"}, headers=BOB, timeout=20
+        )
+        assert response.status_code == 404, response.text
+    theirs = httpx.get(f"{v.url}/spans/{span_id}", headers=ALICE, timeout=20).json()
+    assert theirs["name"] == "alice-step" and theirs["task_id"] == v.task_id
+
+
 ATTACKS: dict[tuple[str, str], Callable[[str, str, Victim], None]] = {
     ("get", "/invoke/{session_id}/stream"): live_agenta_turn,
     ("get", "/agents/{name}/invoke/{session_id}/stream"): live_agenta_turn,
@@ -472,6 +501,10 @@ ATTACKS: dict[tuple[str, str], Callable[[str, str, Victim], None]] = {
     ("get", "/a2a/{name}/http/tasks/{task_id}"): a2a_http_json,
     ("post", "/a2a/{name}/http/tasks/{task_id}:cancel"): a2a_http_json,
     ("post", "/a2a/{name}/http/tasks/{task_id}:subscribe"): a2a_http_json,
+    ("get", "/spans"): spans,
+    ("post", "/spans"): spans,
+    ("get", "/spans/{span_id}"): spans,
+    ("patch", "/spans/{span_id}"): spans,
 }
 
 
