@@ -13,6 +13,7 @@ from typing import Any, Final
 from turnwire.conversations.planning import InboundPlan, branch_messages, continue_stored, plan_inbound
 from turnwire.model import Message
 from turnwire.store.base import LAST, Store, StoredMessage
+from turnwire.store.errors import NotFoundError
 
 DONE: Final = "DONE"
 
@@ -118,3 +119,11 @@ def _conversation(
     history = continue_stored(branch_messages(current), messages) if from_store else messages
     plan = plan_inbound([r["content"] for r in records], history)
     return Conversation(task, history, plan, stored=records, parent_id=plan.parent_id(records))
+
+
+async def find_task(store: Store, key: str) -> dict[str, Any]:
+    """The task with id ``key``, else the one named ``key`` (a session id); ``NotFoundError``."""
+    try:
+        return await store.get_task(key)
+    except NotFoundError:
+        return await store.get_task_by_name(key)

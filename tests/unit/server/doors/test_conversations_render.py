@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from turnwire.conversations.planning import INTERRUPTED_REASON, interrupted_content
+from turnwire.conversations.rendered import INTERRUPTED_PART, render_conversation
 from turnwire.errors import UnknownFormatError
 from turnwire.formats import get_format, names
-from turnwire.server.doors.agentex.conversation import INTERRUPTED_PART, render_conversation
 from turnwire.store.base import StoredMessage
 
 TASK = "task-1"

@@ -9,8 +9,8 @@ import pytest
 
 from turnwire.errors import InputError
 from turnwire.framing import SSE_KEEPALIVE_LINE, sse_numbered_frames
-from turnwire.server.doors.agenta.resume import after, events_in, parse_last_event_id
 from turnwire.server.http.errors import RequestError
+from turnwire.server.turns.event_ids import after, events_in, parse_last_event_id
 
 pytestmark = pytest.mark.anyio
 

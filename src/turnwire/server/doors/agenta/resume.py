@@ -21,9 +21,6 @@ doors cancel a turn its last reader leaves.
 
 from __future__ import annotations
 
-import contextlib
-import re
-from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
@@ -36,52 +33,18 @@ from turnwire.server.http.errors import RequestError, error_response
 from turnwire.server.http.models import MessageBody, ValidationErrorBody
 from turnwire.server.http.negotiation import Transport
 from turnwire.server.turns.door import session_id
+from turnwire.server.turns.event_ids import LAST_EVENT_ID, after, events_in, parse_last_event_id
+from turnwire.server.turns.event_ids import LOC as _LOC
 from turnwire.server.turns.running import live_key, lost_turn_frames
 from turnwire.server.turns.streaming import stream_response
 
-LAST_EVENT_ID: Final = "last-event-id"
 WIRE_PREFIX: Final = "invoke/sse+ids/"
 """A live turn's ``wire`` when the invoke door streams it as numbered SSE events, + the format."""
-_LOC: Final = ("header", LAST_EVENT_ID)
 _ID_LOC: Final = ("path", "session_id")
-_EVENT_ID = re.compile(r"(?P<turn>[A-Za-z0-9._-]{1,128}):(?P<n>[1-9][0-9]{0,11})")
-EVENT_ID_RULE: Final = "Last-Event-ID must be an event id this server sent: <turn id>:<n>, n >= 1"
 
 
 def resumable_wire(fmt: WireFormat) -> str:
     return WIRE_PREFIX + fmt.name
-
-
-def parse_last_event_id(value: str | None) -> tuple[str, int] | None:
-    """``(turn id, events seen)`` of a ``Last-Event-ID`` header; ``None`` when absent or blank."""
-    if value is None or not value.strip():
-        return None
-    match = _EVENT_ID.fullmatch(value.strip())
-    if match is None:
-        raise RequestError.at(400, EVENT_ID_RULE, _LOC, "invalid_last_event_id")
-    return match["turn"], int(match["n"])
-
-
-def events_in(chunks: list[bytes]) -> int:
-    """How many numbered SSE events ``chunks`` (whole events) hold: one blank line each."""
-    return sum(chunk.count(b"\n\n") for chunk in chunks)
-
-
-async def after(body: AsyncGenerator[bytes, None], skip: int) -> AsyncIterator[bytes]:
-    """``body`` (whole numbered SSE events, and keepalive lines) without its first ``skip`` events."""
-    async with contextlib.aclosing(body):
-        async for data in body:
-            if skip:
-                count = data.count(b"\n\n")
-                if count and count <= skip:
-                    skip -= count
-                    continue
-                if count:
-                    cut = -2
-                    for _ in range(skip):
-                        cut = data.index(b"\n\n", cut + 2)
-                    data, skip = data[cut + 2 :], 0
-            yield data
 
 
 def _another_turn(last: str, running: str) -> RequestError:

@@ -19,11 +19,11 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from turnwire.conversations.pubsub import PubSub, SubscriberOverflow
+from turnwire.conversations.stored import find_task
 from turnwire.framing import SSE_MEDIA_TYPE, sse_frame
 from turnwire.runtime.keepalive import with_keepalive
 from turnwire.server.context import current
 from turnwire.server.doors.agentex.body import Id
-from turnwire.server.doors.agentex.conversation import find_task
 from turnwire.server.doors.agentex.deps import StoreDep
 from turnwire.server.doors.agentex.errors import AgentexRoute
 from turnwire.server.turns.shutdown import SHUTDOWN

@@ -43,18 +43,19 @@ import orjson
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from turnwire.conversations.rendered import render_conversation
+from turnwire.conversations.stored import find_task
 from turnwire.formats import get_format
 from turnwire.formats.agui import AgUiStreamEncoder, interrupt_of
 from turnwire.framing import SSE_KEEPALIVE, sse_frame
 from turnwire.model import InteractionRequest
 from turnwire.runtime.live import LOST_MESSAGE
 from turnwire.server.context import AppContext, current
-from turnwire.server.doors.agenta.resume import EVENT_ID_RULE, LAST_EVENT_ID, events_in, parse_last_event_id
-from turnwire.server.doors.agentex.conversation import find_task, render_conversation
 from turnwire.server.http.errors import RequestError, error_response
 from turnwire.server.http.models import MessageBody, ValidationErrorBody
 from turnwire.server.http.negotiation import Transport
 from turnwire.server.turns.door import session_id
+from turnwire.server.turns.event_ids import EVENT_ID_RULE, LAST_EVENT_ID, events_in, parse_last_event_id
 from turnwire.server.turns.running import live_key
 from turnwire.server.turns.streaming import stream_response
 from turnwire.store.base import StoredMessage
