@@ -3,36 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from fastapi import FastAPI
 from openai import AsyncOpenAI
-from otlp_receiver import Receiver, otlp_receiver
+from otlp_receiver import otlp_receiver
+from traced_server import Traced
 
 from openai_fake import fake_openai
 from services import serve_app
 from turnwire.agents import demo_agent, openai_agent
 from turnwire.server import Settings, create_app
-from turnwire.server.context import AppContext
-
-
-@dataclass
-class Traced:
-    url: str
-    app: FastAPI
-    receiver: Receiver
-
-    @property
-    def context(self) -> AppContext:
-        ctx: AppContext = self.app.state.turnwire
-        return ctx
-
-    def flush(self) -> None:
-        observe = self.context.observe
-        assert observe is not None
-        assert observe.flush()
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,7 @@ from typing import Any
 import httpx
 import orjson
 from test_turn_traces import SSE, _sse, _turn_span
-
-from conftest import Traced
+from traced_server import Traced
 
 
 def _invoke(traced: Traced, session: str, messages: list[Any]) -> list[dict[str, Any]]:

@@ -11,8 +11,8 @@ from pathlib import Path
 import httpx
 import orjson
 import pytest
+from traced_server import Traced
 
-from conftest import Traced
 from services import serve_app
 from turnwire.agents import demo_agent
 from turnwire.observability.json_logs import JsonFormatter

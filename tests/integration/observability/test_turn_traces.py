@@ -10,8 +10,7 @@ import httpx
 import orjson
 import pytest
 from otlp_receiver import ReceivedSpan
-
-from conftest import Traced
+from traced_server import Traced
 
 _ids = itertools.count()
 SSE = {"accept": "text/event-stream", "content-type": "application/json"}
