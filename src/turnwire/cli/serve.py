@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import traceback
 from typing import Annotated, NoReturn
@@ -11,7 +12,7 @@ import typer
 from turnwire.cli import app
 from turnwire.server.settings import DEFAULT_KEEPALIVE_SECONDS
 
-_DEFAULT_STORE = "$XDG_DATA_HOME/turnwire/turnwire.db (~/.local/share/turnwire/turnwire.db)"
+_DEFAULT_STORE = "./.turnwire/turnwire.db, under the folder turnwire starts from"
 
 
 def _fail(message: str, exc: BaseException | None, debug: bool) -> NoReturn:
@@ -213,6 +214,10 @@ def serve(
         )
     )
     _say_who_may_call(host, sorted(set(settings.api_keys.values())))
+    if workers > 1 and not reload and not settings.redis_url:
+        from turnwire.server.banner import workers_without_redis
+
+        logging.getLogger("turnwire.server").warning(workers_without_redis(workers))
     single = workers == 1 and not reload
     run_server(options, sock, app=fastapi_app if single else None)
 

@@ -44,7 +44,7 @@ def test_serve_help_gives_defaults_and_env_vars() -> None:
     text = " ".join(_help("serve").split())
     for needle in (
         "TURNWIRE_DB_URL",
-        "~/.local/share/turnwire/turnwire.db",
+        "./.turnwire/turnwire.db",
         "TURNWIRE_REDIS_URL",
         "TURNWIRE_KEEPALIVE_SECONDS",
         "default: 15",
