@@ -52,4 +52,5 @@ def model_agent(
             f"--model {spec!r}: no API key; set OPENAI_API_KEY or pass --openai-api-key "
             "(or --openai-base-url for a local server such as Ollama or vLLM)"
         )
-    return model_agent_name(model), openai_agent(model, system=system or None, base_url=base_url, api_key=api_key)
+    agent = openai_agent(model, system=system or None, base_url=base_url, api_key=api_key)
+    return model_agent_name(model), agent

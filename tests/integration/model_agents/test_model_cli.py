@@ -88,4 +88,5 @@ def test_serve_refuses_a_model_it_cannot_serve() -> None:
     assert "no API key; set OPENAI_API_KEY" in _refused("--model", "openai:gpt-4o-mini", env=env)
     assert "unknown provider 'anthropic'" in _refused("--model", "anthropic:claude", env=env)
     assert "expected PROVIDER:MODEL" in _refused("--model", "gpt-4o-mini", env=env)
-    assert "--system: is the system prompt of --model agents" in _refused("--instructions", "Be brief.", env=env)
+    refused = _refused("--instructions", "Be brief.", env=env)
+    assert "--system: is the system prompt of --model agents" in refused
