@@ -1,6 +1,6 @@
 """A weather agent written as a LangGraph graph, served on every turnwire wire.
 
-    pip install 'turnwire[langgraph]' langchain-openai
+    pip install '.[langgraph]' langchain-openai
     OPENAI_API_KEY=sk-... python examples/weather_langgraph.py
 
 The graph is the usual model ↔ tools loop. The alert tool asks first: ``interrupt()`` pauses the

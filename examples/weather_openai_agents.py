@@ -1,6 +1,6 @@
 """A weather agent written with the OpenAI Agents SDK, served on every turnwire wire.
 
-    pip install 'turnwire[openai-agents]'
+    pip install '.[openai-agents]'
     OPENAI_API_KEY=sk-... python examples/weather_openai_agents.py
 
 The alert tool has ``needs_approval=True``: the SDK ends the run with an interruption, turnwire turns
