@@ -38,7 +38,8 @@ class Settings(BaseModel):
     keepalive_seconds: float | None = DEFAULT_KEEPALIVE_SECONDS
     """Silence after which an SSE stream gets a ``: keepalive`` comment; ``None``/``<= 0`` = off."""
     db_url: str | None = None
-    """Where conversations are stored (read by the store); ``None`` = the embedded default."""
+    """Where conversations are stored (read by the store); ``None`` = ``./.turnwire/turnwire.db``
+    under the directory the process starts from (``default_db_url``)."""
     redis_url: str | None = None
     """Redis for live task updates shared by every worker (``redis://host:port/db``); ``None`` =
     in-process fan-out, which serves one process."""
