@@ -19,10 +19,12 @@ from turnwire.agents import openai_agent, tool
 
 MODEL = os.environ.get("OPENAI_MODEL", "gpt-4o-mini")
 
+# A base URL without a key is a local server, which takes any key: openai_agent sends a placeholder.
 agent = openai_agent(
     MODEL,
     [get_weather, tool(send_weather_alert, requires_approval=True)],
     system=SYSTEM,
+    base_url=os.environ.get("OPENAI_BASE_URL") or None,
 )
 
 

@@ -82,11 +82,9 @@ class OpenAIAgent:
 
     @property
     def client(self) -> openai.AsyncOpenAI:
-        """The SDK client; made on first use from ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``. A base URL
-        without a key is a local server (Ollama, vLLM...), which takes any key: a placeholder is sent
-        rather than the SDK refusing every turn for want of one."""
+        """The SDK client; made on first use from ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``."""
         if self._client is None:
-            self._client = openai.AsyncOpenAI(api_key=_placeholder_key())
+            self._client = openai.AsyncOpenAI()
         return self._client
 
     def __call__(self, ctx: TurnContext) -> AsyncIterator[Event]:
@@ -236,14 +234,6 @@ def _assistant(text: list[str], calls: list[ToolCall]) -> dict[str, Any]:
             for call in calls
         ],
     }
-
-
-def _placeholder_key() -> str | None:
-    """``"unused"`` when ``OPENAI_BASE_URL`` is set without ``OPENAI_API_KEY``; else ``None`` (the SDK
-    reads ``OPENAI_API_KEY`` itself and says so when there is none)."""
-    if os.environ.get("OPENAI_BASE_URL") and not os.environ.get("OPENAI_API_KEY"):
-        return "unused"
-    return None
 
 
 def openai_agent(
