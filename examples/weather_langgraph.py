@@ -1,6 +1,6 @@
 """A weather agent written as a LangGraph graph, served on every turnwire wire.
 
-    pip install 'turnwire[langgraph]' langchain-openai
+    pip install '.[langgraph]' langchain-openai
     OPENAI_API_KEY=sk-... python examples/weather_langgraph.py
 
 The graph is the usual model ↔ tools loop. The alert tool asks first: ``interrupt()`` pauses the
@@ -8,6 +8,7 @@ graph with a ``{"tool_call": ...}`` payload, which turnwire shows as an approval
 decision resumes the graph (``Command(resume={"approved": ...})``) in the checkpointer thread of the
 turnwire session. Also servable as ``turnwire serve --agent weather=weather_langgraph:graph
 --app-dir examples`` (the loader recognises a compiled graph).
+It listens on http://127.0.0.1:8004 (``PORT``/``HOST`` change it; 8000 is ``make run``'s).
 """
 
 from __future__ import annotations
@@ -71,4 +72,4 @@ if __name__ == "__main__":
     app = create_app(
         {"weather": langgraph_agent(graph)}, default_agent="weather", settings=Settings.from_env()
     )
-    uvicorn.run(app, host=os.environ.get("HOST", "127.0.0.1"), port=int(os.environ.get("PORT", "8000")))
+    uvicorn.run(app, host=os.environ.get("HOST", "127.0.0.1"), port=int(os.environ.get("PORT", "8004")))

@@ -1,6 +1,6 @@
 """A weather agent written with the OpenAI Agents SDK, served on every turnwire wire.
 
-    pip install 'turnwire[openai-agents]'
+    pip install '.[openai-agents]'
     OPENAI_API_KEY=sk-... python examples/weather_openai_agents.py
 
 The alert tool has ``needs_approval=True``: the SDK ends the run with an interruption, turnwire turns
@@ -9,6 +9,7 @@ approve / reject) on the next request. The SDK talks to the Responses API by def
 ``OPENAI_BASE_URL`` for another server). Also servable as
 ``turnwire serve --agent weather=weather_openai_agents:agent --app-dir examples`` (the loader
 recognises an ``agents.Agent``).
+It listens on http://127.0.0.1:8003 (``PORT``/``HOST`` change it; 8000 is ``make run``'s).
 """
 
 from __future__ import annotations
@@ -35,4 +36,4 @@ if __name__ == "__main__":
     app = create_app(
         {"weather": openai_agents_agent(agent)}, default_agent="weather", settings=Settings.from_env()
     )
-    uvicorn.run(app, host=os.environ.get("HOST", "127.0.0.1"), port=int(os.environ.get("PORT", "8000")))
+    uvicorn.run(app, host=os.environ.get("HOST", "127.0.0.1"), port=int(os.environ.get("PORT", "8003")))

@@ -1,6 +1,6 @@
 """A weather agent written with pydantic-ai, served on every turnwire wire.
 
-    pip install 'turnwire[pydantic-ai]' 'pydantic-ai-slim[openai]'   # or [anthropic], [google], ...
+    pip install '.[pydantic-ai]' 'pydantic-ai-slim[openai]'   # or [anthropic], [google], ...
     OPENAI_API_KEY=sk-... python examples/weather_pydantic_ai.py
     # any pydantic-ai model: PYDANTIC_AI_MODEL=anthropic:claude-sonnet-4-5 ANTHROPIC_API_KEY=... python ...
 
@@ -8,6 +8,7 @@ The alert tool is declared ``requires_approval=True``: pydantic-ai defers it, tu
 into an approval request on the wire and hands the user's decision back on the next request.
 Also servable as ``turnwire serve --agent weather=weather_pydantic_ai:agent`` (the loader recognises a
 ``pydantic_ai.Agent``) with ``--app-dir examples``.
+It listens on http://127.0.0.1:8002 (``PORT``/``HOST`` change it; 8000 is ``make run``'s).
 """
 
 from __future__ import annotations
@@ -35,4 +36,4 @@ if __name__ == "__main__":
     app = create_app(
         {"weather": pydantic_ai_agent(agent)}, default_agent="weather", settings=Settings.from_env()
     )
-    uvicorn.run(app, host=os.environ.get("HOST", "127.0.0.1"), port=int(os.environ.get("PORT", "8000")))
+    uvicorn.run(app, host=os.environ.get("HOST", "127.0.0.1"), port=int(os.environ.get("PORT", "8002")))

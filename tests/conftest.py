@@ -5,10 +5,12 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
+import turnwire.server.settings as _settings
 from services import postgres_server, redis_server
 
 # CI (CI=true, as .ci/run's environment sets it) runs the property tests on a fixed set of
@@ -18,10 +20,22 @@ settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
-# turnwire keeps its default database and approval secret under $XDG_DATA_HOME; tests (and the
+# turnwire keeps its approval secret and chat copies under $XDG_DATA_HOME; tests (and the
 # servers they start as subprocesses) get a private one instead of the user's home.
 os.environ["XDG_DATA_HOME"] = _data_home = tempfile.mkdtemp(prefix="turnwire-test-data-")
 atexit.register(shutil.rmtree, _data_home, ignore_errors=True)
+
+# The default store is ./.turnwire/turnwire.db of the working directory: the apps tests build in
+# this process (without a db_url) keep theirs in the private folder too, not in the checkout.
+# Servers started as subprocesses run in their own folder (services.turnwire_process).
+_store_path = _settings.default_store_path
+
+
+def _private_store_path(cwd: str | os.PathLike[str] | None = None) -> Path:
+    return _store_path(_data_home if cwd is None else cwd)
+
+
+_settings.default_store_path = _private_store_path
 
 
 @pytest.fixture(scope="session")

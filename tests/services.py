@@ -132,8 +132,9 @@ def turnwire_process(
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """A real ``turnwire serve`` child process on a free loopback port; yields (base URL, process).
 
-    Its data dir (default SQLite store, approval secret) is ``home``; ``args`` are extra ``serve``
-    options (e.g. ``--db``, ``--agent``) and ``env`` extra environment. Stopped with SIGTERM after.
+    Its data dir (approval secret) and working directory (default SQLite store) is ``home``;
+    ``args`` are extra ``serve`` options (e.g. ``--db``, ``--agent``) and ``env`` extra environment.
+    Stopped with SIGTERM after.
     """
     import sys
 
@@ -147,7 +148,8 @@ def turnwire_process(
         **(env or {}),
     }
     cmd = [sys.executable, "-c", "from turnwire.cli import app; app()", "serve", "--port", str(port), *args]
-    proc = subprocess.Popen(cmd, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # Started from ``home``: its default store (``./.turnwire/``) is the test's, not the checkout's.
+    proc = subprocess.Popen(cmd, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=home)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout

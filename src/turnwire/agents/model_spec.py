@@ -19,8 +19,11 @@ def model_agent_name(model: str) -> str:
     return _UNSAFE.sub("-", model).strip("-") or "model"
 
 
-def model_agent(spec: str, *, base_url: str | None = None, api_key: str | None = None) -> tuple[str, Agent]:
-    """(name, agent) for ``spec`` = ``openai:<model>``: the model on an OpenAI-compatible server.
+def model_agent(
+    spec: str, *, base_url: str | None = None, api_key: str | None = None, system: str | None = None
+) -> tuple[str, Agent]:
+    """(name, agent) for ``spec`` = ``openai:<model>``: the model on an OpenAI-compatible server,
+    told ``system`` as its system prompt (none when ``None``).
 
     ``base_url`` / ``api_key`` default to ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``; a base URL without
     a key is taken to be a local server that ignores keys. Raises ``AgentLoadError`` when the spec is
@@ -49,4 +52,5 @@ def model_agent(spec: str, *, base_url: str | None = None, api_key: str | None =
             f"--model {spec!r}: no API key; set OPENAI_API_KEY or pass --openai-api-key "
             "(or --openai-base-url for a local server such as Ollama or vLLM)"
         )
-    return model_agent_name(model), openai_agent(model, base_url=base_url, api_key=api_key)
+    agent = openai_agent(model, system=system or None, base_url=base_url, api_key=api_key)
+    return model_agent_name(model), agent

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -12,9 +11,10 @@ from rich.markup import escape
 from rich.text import Text
 
 from turnwire.cli import app, chat_history
+from turnwire.cli.chat_commands import ChatState, Refused, discover, new_session_id
 from turnwire.cli.chat_view import TurnView, as_text
 from turnwire.cli.interrupts import held_interrupts
-from turnwire.client import DEFAULT_URL, Client, ClientError, ClientTurn, Format, Session, tool_call_of
+from turnwire.client import DEFAULT_URL, Client, ClientError, ClientTurn, Format, tool_call_of
 from turnwire.model import InteractionKind
 
 QUIT = ("/quit", "/exit")
@@ -42,6 +42,17 @@ def chat(
             "--format", metavar="FORMAT", help="agenta (POST /invoke, SSE frames) or vercel (POST /chat)."
         ),
     ] = "agenta",
+    api_key: Annotated[
+        str | None,
+        typer.Option(
+            "--api-key",
+            metavar="KEY",
+            envvar="TURNWIRE_API_KEY",
+            show_envvar=False,
+            help="API key for a server started with --api-key, sent as Authorization: Bearer "
+            "[env var: TURNWIRE_API_KEY].",
+        ),
+    ] = None,
 ) -> None:
     """Chat with an agent in the terminal.
 
@@ -49,7 +60,8 @@ def chat(
 
     Replies stream as they arrive; tool calls show as panels, reasoning dim. The agent's approval
     requests are asked inline ([y/N]), and so are its questions. Ctrl-C stops the running turn;
-    Ctrl-D or /quit leaves. The session id is printed so you can come back with --session: the
+    Ctrl-D or /quit leaves. /help lists the chat's own commands (/new, /sessions, /agent NAME),
+    which stay in the terminal. The session id is printed so you can come back with --session: the
     history comes from the server, or from the local copy in ~/.local/share/turnwire/chats when the
     server keeps none.
     """
@@ -58,23 +70,34 @@ def chat(
         typer.echo(f"turnwire chat: --format: {fmt!r} is not a format; use agenta or vercel", err=True)
         raise typer.Exit(2)
     console = Console(highlight=False)
-    client = Client(url, agent=agent, format=chosen)
+    client = Client(url, agent=agent, format=chosen, api_key=api_key or None)
     try:
         try:
             client.http.get("/health", timeout=5)  # any answer will do: only a dead address stops here
-            conv = client.session(session or f"chat-{uuid.uuid4().hex[:12]}", resume=session is not None)
+        except Exception as exc:
+            typer.echo(f"turnwire chat: cannot reach {url}: {exc}", err=True)
+            raise typer.Exit(1) from None
+        try:
+            agents = discover(client)
+            if agent is not None:
+                agents.check(agent)
+        except Refused as exc:
+            typer.echo(f"turnwire chat: {exc.option}: {exc}", err=True)
+            raise typer.Exit(2) from None
+        try:
+            conv = client.session(session or new_session_id(), resume=session is not None)
             if session is not None and not conv.history:  # a server that keeps no history
                 conv.conversation.history = chat_history.load(conv.id, fmt)
         except Exception as exc:
             typer.echo(f"turnwire chat: cannot reach {url}: {exc}", err=True)
             raise typer.Exit(1) from None
-        header = f"turnwire chat · {url} · agent {agent or '(default)'} · session {conv.id} · {fmt}"
-        console.print(Text(header, style="dim"))
+        state = ChatState(console, client, url, fmt, agents, conv)
+        console.print(Text(state.header(), style="dim"))
         view = TurnView(console)
         if conv.history:
             view.history(conv.history)
-        _loop(console, conv, view, lambda: chat_history.save(conv.id, url, fmt, conv.history))
-        console.print(Text(f"resume with: turnwire chat {url} --session {conv.id}", style="dim"))
+        _loop(state, view, lambda: chat_history.save(state.conv.id, url, fmt, state.conv.history))
+        console.print(Text(f"resume with: turnwire chat {url} --session {state.conv.id}", style="dim"))
     finally:
         client.close()
 
@@ -87,7 +110,8 @@ def _ask(console: Console, prompt: str) -> str | None:
         return None
 
 
-def _loop(console: Console, conv: Session, view: TurnView, save: Callable[[], None]) -> None:
+def _loop(state: ChatState, view: TurnView, save: Callable[[], None]) -> None:
+    console = state.console
     while True:
         try:
             text = _ask(console, "you> ")
@@ -99,7 +123,12 @@ def _loop(console: Console, conv: Session, view: TurnView, save: Callable[[], No
             return
         if not text.strip():
             continue
-        turn: ClientTurn | None = _start(console, conv.send, text)
+        if text.lstrip().startswith("//"):  # "//x" sends "/x"
+            text = text.lstrip()[1:]
+        elif text.lstrip().startswith("/"):  # the chat's own commands never reach the agent
+            state.run(text)
+            continue
+        turn: ClientTurn | None = _start(console, state.conv.send, text)
         while turn is not None:
             turn = _play(console, turn, view)
             save()

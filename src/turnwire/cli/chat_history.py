@@ -51,3 +51,16 @@ def load(session_id: str, fmt: str) -> list[Message]:
         return parse(saved.get("messages") or [])
     except ValueError:
         return []
+
+
+def saved_sessions(limit: int) -> list[tuple[str, str]]:
+    """(session id, when it was saved) of the latest local copies, newest first."""
+    from datetime import UTC, datetime
+
+    try:
+        files = sorted(chats_dir().glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:
+        return []
+    return [
+        (path.stem, datetime.fromtimestamp(path.stat().st_mtime, UTC).isoformat()) for path in files[:limit]
+    ]

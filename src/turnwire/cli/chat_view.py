@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from rich.console import Console, RenderableType
@@ -44,6 +45,15 @@ def as_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+_SAYS_IT_FAILED = re.compile(r"^[^:\n]{0,60}\bfailed: ")
+
+
+def error_text(message: str) -> str:
+    """An error as shown: with one prefix. turnwire's own failures already say what failed
+    (``Agent run failed: …``), so ``error: `` is put only before messages that do not."""
+    return message if _SAYS_IT_FAILED.match(message) else f"error: {message}"
+
+
 class TurnView:
     """Renders one turn's events. Text streams live as markdown, reasoning dim, tools as panels."""
 
@@ -81,7 +91,7 @@ class TurnView:
             )
         elif isinstance(event, ErrorEvent):
             self.close()
-            self.console.print(Text(f"error: {event.message}", style="bold red"))
+            self.console.print(Text(error_text(event.message), style="bold red"))
         elif isinstance(event, DataEvent) and not event.transient:
             self.close()
             self.console.print(Text(f"[{event.name or 'data'}] {as_text(event.data)}", style="cyan"))

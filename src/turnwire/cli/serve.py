@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import traceback
+from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
@@ -11,7 +13,7 @@ import typer
 from turnwire.cli import app
 from turnwire.server.settings import DEFAULT_KEEPALIVE_SECONDS
 
-_DEFAULT_STORE = "$XDG_DATA_HOME/turnwire/turnwire.db (~/.local/share/turnwire/turnwire.db)"
+_DEFAULT_STORE = "./.turnwire/turnwire.db, under the folder turnwire starts from"
 
 
 def _fail(message: str, exc: BaseException | None, debug: bool) -> NoReturn:
@@ -56,6 +58,15 @@ def serve(
     ] = None,
     openai_api_key: Annotated[
         str | None, typer.Option(metavar="KEY", help="API key for --model [env var: OPENAI_API_KEY].")
+    ] = None,
+    system: Annotated[
+        str | None,
+        typer.Option(
+            "--system",
+            "--instructions",
+            metavar="TEXT",
+            help="System prompt for the --model agents (@FILE reads it from a file).",
+        ),
     ] = None,
     app_dir: Annotated[
         str, typer.Option(metavar="DIR", help="Folder put first on the import path for --agent modules.")
@@ -210,6 +221,7 @@ def serve(
                 "--app-dir", f"{app_dir} is not a folder", "give the folder of your package"
             )
         models = tuple(model or ())
+        system = _system_prompt(system, bool(models))
         if default_agent is None:
             default_agent = model_agent_name(models[0].partition(":")[2].strip()) if models else "demo"
         options = ServeOptions(
@@ -225,6 +237,7 @@ def serve(
             models=models,
             openai_base_url=openai_base_url,
             openai_api_key=openai_api_key,
+            system=system,
         )
         add_app_dir(app_dir)
         fastapi_app = build_app(options)
@@ -251,8 +264,34 @@ def serve(
         )
     )
     _say_who_may_call(host, sorted(set(settings.api_keys.values())))
+    if workers > 1 and not reload and not settings.redis_url:
+        from turnwire.server.banner import workers_without_redis
+
+        logging.getLogger("turnwire.server").warning(workers_without_redis(workers))
     single = workers == 1 and not reload
     run_server(options, sock, app=fastapi_app if single else None)
+
+
+def _system_prompt(value: str | None, has_models: bool) -> str | None:
+    """``--system``'s prompt (``@FILE``: the file's text); refused without a ``--model`` to tell it."""
+    from turnwire.server import preflight
+
+    if value is None:
+        return None
+    if not has_models:
+        raise preflight.ConfigError(
+            "--system", "is the system prompt of --model agents", "add --model openai:MODEL"
+        )
+    if value.startswith("@"):
+        try:
+            value = Path(value[1:]).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise preflight.ConfigError(
+                "--system", f"cannot read {value[1:]} ({exc.strerror})", "give a readable file"
+            ) from None
+    if not value.strip():
+        raise preflight.ConfigError("--system", "is empty", "give the prompt text or @FILE")
+    return value
 
 
 def _api_keys(options: list[str] | None) -> dict[str, str] | None:

@@ -9,7 +9,7 @@ import httpx
 
 from turnwire.client.conversation import Conversation, Format, Transport
 from turnwire.client.errors import ClientError, error_body
-from turnwire.client.sync import DEFAULT_TIMEOUT, DEFAULT_URL
+from turnwire.client.sync import DEFAULT_TIMEOUT, DEFAULT_URL, client_headers
 from turnwire.client.turns import TurnState
 from turnwire.client.wire import EventReader
 from turnwire.formats import agenta, vercel
@@ -29,13 +29,14 @@ class AsyncClient:
         headers: Mapping[str, str] | None = None,
         timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
         http: httpx.AsyncClient | None = None,
+        api_key: str | None = None,
     ) -> None:
         self.agent = agent
         self.format: Format = format
         self.transport: Transport = transport
         self._own = http is None
         self.http = http or httpx.AsyncClient(
-            base_url=base_url.rstrip("/"), headers=dict(headers or {}), timeout=timeout
+            base_url=base_url.rstrip("/"), headers=client_headers(headers, api_key), timeout=timeout
         )
 
     async def __aenter__(self) -> AsyncClient:

@@ -19,12 +19,21 @@ DEFAULT_URL = "http://127.0.0.1:8000"
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, read=300.0)
 
 
+def client_headers(headers: Mapping[str, str] | None, api_key: str | None) -> dict[str, str]:
+    """``headers`` plus ``Authorization: Bearer <api_key>`` (unless ``headers`` already authorize)."""
+    out = dict(headers or {})
+    if api_key and not any(name.lower() == "authorization" for name in out):
+        out["Authorization"] = f"Bearer {api_key}"
+    return out
+
+
 class Client:
     """A turnwire (or any Agenta invoke protocol) server at ``base_url``.
 
     ``format``: ``agenta`` (``/invoke``, Agenta frames over SSE or NDJSON, or batch JSON) or
     ``vercel`` (``/chat``, the UI Message Stream). ``agent``: a named agent
-    (``/agents/{agent}/...``) instead of the server's default one.
+    (``/agents/{agent}/...``) instead of the server's default one. ``api_key``: sent as
+    ``Authorization: Bearer <key>`` to a server started with ``--api-key``.
     """
 
     def __init__(
@@ -37,13 +46,14 @@ class Client:
         headers: Mapping[str, str] | None = None,
         timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
         http: httpx.Client | None = None,
+        api_key: str | None = None,
     ) -> None:
         self.agent = agent
         self.format: Format = format
         self.transport: Transport = transport
         self._own = http is None
         self.http = http or httpx.Client(
-            base_url=base_url.rstrip("/"), headers=dict(headers or {}), timeout=timeout
+            base_url=base_url.rstrip("/"), headers=client_headers(headers, api_key), timeout=timeout
         )
 
     def __enter__(self) -> Client:

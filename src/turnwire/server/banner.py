@@ -23,6 +23,14 @@ def store_location(settings: Settings) -> str:
     return display_url(url)
 
 
+def workers_without_redis(workers: int) -> str:
+    """Why several workers want Redis: each keeps its live streams to itself."""
+    return (
+        f"{workers} workers without --redis: resume, stop and live task streams work only on "
+        "the worker that runs the turn (give --redis redis://host:6379/0)"
+    )
+
+
 DOORS = ("/invoke", "/chat", "/agui", "/v1/chat/completions")
 """The POST routes a client starts a turn on, listed in the banner when the app serves them."""
 
@@ -66,9 +74,12 @@ def banner(
     doors = [d for d in DOORS if app is None or serves(app, d, "POST")] or list(DOORS[:1])
     lines.append("  API      " + "  ".join(f"{base}{d}" for d in doors) + "  (per agent: /agents/<name>/…)")
     lines.append(f"  docs     {base}/docs  (OpenAPI: {base}/openapi.json)")
-    lines.append(f"  store    {store_location(settings)}")
+    default_store = "  (this folder's default; --db picks another)" if not settings.db_url else ""
+    lines.append(f"  store    {store_location(settings)}{default_store}")
     if settings.redis_url:
         lines.append(f"  redis    {display_url(settings.redis_url)}")
+    elif workers > 1 and not reload:
+        lines.append(f"  redis    none: WARNING, {workers_without_redis(workers)}")
     else:
         lines.append("  redis    none (live task updates stay in this process)")
     names = sorted(agents)

@@ -151,7 +151,8 @@ def check_db(url: str, option: str = "--db") -> None:
 
 
 def check_default_db() -> None:
-    """The default store (``$XDG_DATA_HOME/turnwire/turnwire.db``) can be created and opened."""
+    """The default store (``./.turnwire/turnwire.db``, under the directory turnwire starts from)
+    can be created and opened."""
     from turnwire.server.settings import default_db_url
 
     try:
@@ -160,7 +161,7 @@ def check_default_db() -> None:
         raise ConfigError(
             "--db",
             f"cannot create the default store folder ({exc.strerror}: {exc.filename})",
-            "set XDG_DATA_HOME to a writable folder or give --db",
+            "start turnwire from a folder you can write to or give --db",
         ) from exc
     check_db(url, "--db (default store)")
 

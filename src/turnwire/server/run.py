@@ -29,9 +29,11 @@ def parse_agent_specs(
     *,
     openai_base_url: str | None = None,
     openai_api_key: str | None = None,
+    system: str | None = None,
 ) -> dict[str, Agent]:
     """The built-in agents, one per ``NAME=module:attr`` spec (a later spec wins a name), then one per
-    ``--model PROVIDER:MODEL`` named after the model (``model_spec.model_agent_name``).
+    ``--model PROVIDER:MODEL`` named after the model (``model_spec.model_agent_name``), each told
+    ``system`` (``--system``) as its system prompt.
 
     Raises ``AgentLoadError`` naming the spec when it is malformed or its agent cannot be loaded.
     """
@@ -46,7 +48,7 @@ def parse_agent_specs(
         except AgentLoadError as exc:
             raise AgentLoadError(f"--agent {name}: {exc}") from exc
     for spec in models:
-        name, agent = model_agent(spec, base_url=openai_base_url, api_key=openai_api_key)
+        name, agent = model_agent(spec, base_url=openai_base_url, api_key=openai_api_key, system=system)
         agents[name] = agent
     return agents
 
@@ -77,6 +79,7 @@ class ServeOptions:
     models: tuple[str, ...] = ()
     openai_base_url: str | None = None
     openai_api_key: str | None = None
+    system: str | None = None
 
 
 def add_app_dir(app_dir: str | None) -> None:
@@ -105,6 +108,7 @@ def build_app(options: ServeOptions) -> FastAPI:
         options.models,
         openai_base_url=options.openai_base_url,
         openai_api_key=options.openai_api_key,
+        system=options.system,
     )
     if options.default_agent not in agents:
         known = ", ".join(sorted(agents))

@@ -38,7 +38,8 @@ class Settings(BaseModel):
     keepalive_seconds: float | None = DEFAULT_KEEPALIVE_SECONDS
     """Silence after which an SSE stream gets a ``: keepalive`` comment; ``None``/``<= 0`` = off."""
     db_url: str | None = None
-    """Where conversations are stored (read by the store); ``None`` = the embedded default."""
+    """Where conversations are stored (read by the store); ``None`` = ``./.turnwire/turnwire.db``
+    under the directory the process starts from (``default_db_url``)."""
     redis_url: str | None = None
     """Redis for live task updates shared by every worker (``redis://host:port/db``); ``None`` =
     in-process fan-out, which serves one process."""
@@ -164,10 +165,23 @@ class Settings(BaseModel):
         return cls(**values)
 
 
-def default_db_url() -> str:
-    """``sqlite:///$XDG_DATA_HOME/turnwire/turnwire.db`` (``~/.local/share/turnwire/turnwire.db``);
-    the folder is created if needed."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    folder = Path(base) / "turnwire"
+DEFAULT_STORE_DIR = ".turnwire"
+"""The folder, under the directory turnwire starts from, that holds the default store."""
+
+
+def default_store_path(cwd: str | os.PathLike[str] | None = None) -> Path:
+    """``<cwd>/.turnwire/turnwire.db``: each project (the directory turnwire is started from) gets
+    its own default store, so one project's conversations never show up in another's."""
+    return Path(cwd if cwd is not None else os.getcwd()).resolve() / DEFAULT_STORE_DIR / "turnwire.db"
+
+
+def default_db_url(cwd: str | os.PathLike[str] | None = None) -> str:
+    """``sqlite:///<cwd>/.turnwire/turnwire.db`` (``default_store_path``). The folder is created if
+    needed, with a ``.gitignore`` of ``*`` in it so the store is never committed by accident."""
+    path = default_store_path(cwd)
+    folder = path.parent
     folder.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{folder / 'turnwire.db'}"
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# turnwire's default store: kept out of git (see docs/server.md).\n*\n")
+    return f"sqlite:///{path}"

@@ -36,6 +36,19 @@ def test_serve_model_makes_the_model_the_default_agent(fake: FakeOpenAI, tmp_pat
         assert _invoke(url, "/agents/demo/invoke", "hello")["messages"][-1]["content"] == "You said: hello"
 
 
+def test_serve_model_tells_the_model_the_system_prompt(fake: FakeOpenAI, tmp_path: Path) -> None:
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_text("You are terse.\nAnswer in French.")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    args = ("--model", "openai:gpt-4o-mini", "--openai-base-url", fake.base_url, "--system", f"@{prompt}")
+    with turnwire_process(tmp_path, *args, env=env) as (url, _proc):
+        outputs = _invoke(url, "/invoke", "hello")
+        assert outputs["messages"] == [{"role": "assistant", "content": "Hello! How can I help you today?"}]
+        sent = fake.last_messages()
+        assert sent[0] == {"role": "system", "content": "You are terse.\nAnswer in French."}
+        assert [m["role"] for m in sent] == ["system", "user"]
+
+
 def test_serve_takes_the_key_from_openai_api_key(fake: FakeOpenAI, tmp_path: Path) -> None:
     env = {"OPENAI_API_KEY": "sk-from-env", "OPENAI_BASE_URL": fake.base_url}
     args = ("--model", "openai:llama3.2:3b", "--default-agent", "demo", "--keepalive", "0")
@@ -75,3 +88,5 @@ def test_serve_refuses_a_model_it_cannot_serve() -> None:
     assert "no API key; set OPENAI_API_KEY" in _refused("--model", "openai:gpt-4o-mini", env=env)
     assert "unknown provider 'anthropic'" in _refused("--model", "anthropic:claude", env=env)
     assert "expected PROVIDER:MODEL" in _refused("--model", "gpt-4o-mini", env=env)
+    refused = _refused("--instructions", "Be brief.", env=env)
+    assert "--system: is the system prompt of --model agents" in refused

@@ -72,7 +72,6 @@ def _run(args: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedPro
         ),
         ([], {"TURNWIRE_DB_URL": "mysql://x/y"}, "TURNWIRE_DB_URL: mysql:// databases are not supported"),
         ([], {"TURNWIRE_KEEPALIVE_SECONDS": "soon"}, "TURNWIRE_KEEPALIVE_SECONDS: 'soon' is not a number"),
-        ([], {"XDG_DATA_HOME": "/proc/no-such/x"}, "--db: cannot create the default store folder"),
         (["--vercel-client-version", "4"], {}, "--vercel-client-version: '4' is not valid"),
         (["--agent", "x=json:dumps"], {}, "--agent x: agent spec 'json:dumps' names dumps"),
         (["--agent", "x=os:system"], {}, "--agent x: agent spec 'os:system' names system"),
@@ -196,8 +195,91 @@ def test_the_banner_says_where_everything_is(tmp_path: Path, redis_url: str) -> 
         assert "auth     none" in text
     with _serving(tmp_path) as (url, banner):
         text = "\n".join(banner)
-        assert f"store    {tmp_path / 'data' / 'turnwire' / 'turnwire.db'}" in text
+        assert f"store    {tmp_path / '.turnwire' / 'turnwire.db'}  (this folder's default" in text
         assert "redis    none" in text
+
+
+def test_each_folder_gets_its_own_default_store_ignored_by_git(tmp_path: Path) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    with _serving(tmp_path, cwd=one) as (url, banner):
+        assert f"store    {one / '.turnwire' / 'turnwire.db'}" in "\n".join(banner)
+        _reply(url, "kept in one")
+        tasks = httpx.get(url + "/tasks", timeout=10).json()
+        assert len(tasks) == 1
+    assert (one / ".turnwire" / "turnwire.db").is_file()
+    assert (one / ".turnwire" / ".gitignore").read_text().splitlines()[-1] == "*"
+    git = subprocess.run(["git", "init", "-q", str(one)], capture_output=True)
+    if git.returncode == 0:  # git sees nothing to add under .turnwire
+        status = subprocess.run(
+            ["git", "-C", str(one), "status", "--porcelain", "--untracked-files=all"],
+            capture_output=True,
+            text=True,
+        )
+        assert ".turnwire" not in status.stdout, status.stdout
+    with _serving(tmp_path, cwd=two) as (url, banner):
+        assert f"store    {two / '.turnwire' / 'turnwire.db'}" in "\n".join(banner)
+        assert httpx.get(url + "/tasks", timeout=10).json() == []  # not one's conversation
+    # --db and TURNWIRE_DB_URL still win over the folder's default.
+    db = tmp_path / "given.db"
+    with _serving(tmp_path, "--db", str(db), cwd=two) as (url, banner):
+        assert f"store    {db}\n" in "\n".join(banner) + "\n"
+    assert db.is_file()
+
+
+def test_an_unwritable_folder_refuses_the_default_store(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    # root writes anywhere it may chmod: /proc takes no new folder from anyone.
+    cwd = locked if not os.access(locked, os.W_OK) else Path("/proc")
+    try:
+        proc = subprocess.run(
+            [*TURNWIRE, "serve", "--port", str(free_port())],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=_env(tmp_path),
+            cwd=cwd,
+        )
+    finally:
+        locked.chmod(0o700)
+    assert proc.returncode == 2, proc
+    assert "--db: cannot create the default store folder" in proc.stderr
+    assert "give --db" in proc.stderr
+
+
+def test_several_workers_without_redis_warn_at_start(tmp_path: Path) -> None:
+    db = tmp_path / "w.db"
+    port = free_port()
+    proc = subprocess.Popen(
+        [*TURNWIRE, "serve", "--port", str(port), "--workers", "2", "--db", str(db)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(tmp_path),
+        cwd=tmp_path,
+    )
+    try:
+        assert proc.stderr is not None and proc.stdout is not None
+        said = [proc.stderr.readline() for _ in range(3)]  # the warning comes before uvicorn's lines
+        warning = next((line for line in said if "workers without" in line), "")
+        assert warning.startswith("WARNING:"), said
+        assert "2 workers without --redis" in warning and "give --redis" in warning
+        banner = [proc.stdout.readline()]
+        while banner[-1] and not banner[-1].lstrip().startswith("process"):
+            banner.append(proc.stdout.readline())
+        assert any(
+            line.startswith("  redis    none: WARNING, 2 workers without --redis") for line in banner
+        ), banner
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def test_workers_share_one_port(tmp_path: Path) -> None:

@@ -44,7 +44,7 @@ def test_serve_help_gives_defaults_and_env_vars() -> None:
     text = " ".join(_help("serve").split())
     for needle in (
         "TURNWIRE_DB_URL",
-        "~/.local/share/turnwire/turnwire.db",
+        "./.turnwire/turnwire.db",
         "TURNWIRE_REDIS_URL",
         "TURNWIRE_KEEPALIVE_SECONDS",
         "default: 15",
@@ -107,3 +107,12 @@ def test_the_banner_shows_a_page_only_when_the_app_serves_one() -> None:
         host="127.0.0.1", port=9000, agents=["demo"], default_agent="demo", settings=settings, app=app
     )
     assert "  page     http://127.0.0.1:9000/" in text
+
+
+def test_chat_and_serve_help_name_the_first_hour_options() -> None:
+    chat = " ".join(_help("chat").split())
+    for needle in ("--api-key", "TURNWIRE_API_KEY", "/help", "/sessions", "/agent NAME"):
+        assert needle in chat, needle
+    serve = " ".join(_help("serve").split())
+    for needle in ("--system", "--instructions", "@FILE", "./.turnwire/turnwire.db"):
+        assert needle in serve, needle
