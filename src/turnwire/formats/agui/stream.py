@@ -49,6 +49,9 @@ from turnwire.formats._function_calls import encode_arguments, encode_output
 from turnwire.formats.agui.interrupts import interrupt_of
 from turnwire.interactions import tool_call_id_of, tool_input_of, tool_name_of
 from turnwire.model import (
+    AgentEnd,
+    AgentStart,
+    CustomEvent,
     DataEvent,
     Done,
     ErrorEvent,
@@ -61,11 +64,19 @@ from turnwire.model import (
     MessageEnd,
     MessageEvent,
     MessageStart,
+    SourceDocument,
+    SourceUrl,
+    StateDelta,
+    StateSnapshot,
+    StepEnd,
+    StepStart,
     Thought,
     ThoughtDelta,
     ThoughtEnd,
     ThoughtStart,
     ToolCall,
+    ToolCallDelta,
+    ToolProgress,
     ToolResult,
     Usage,
 )
@@ -75,6 +86,8 @@ AgUiEvent = dict[str, Any]
 UNKNOWN_TOOL: Final = "unknown_tool"
 DENIED_TEXT: Final = "Tool call execution denied."
 RUN_FAILED_TEXT: Final = "The agent run failed."
+PROTOCOL_VERSION: Final = "1.0"
+"""The AG-UI protocol version these events follow (``ag-ui-protocol`` 1.0.0's ``PROTOCOL_VERSION``)."""
 
 
 class AgUiStreamEncoder:
@@ -124,6 +137,10 @@ class AgUiStreamEncoder:
         self._parent_message: str | None = None
         self._started = False
         self._finished = False
+        self._streaming_calls: dict[str, None] = {}  # calls whose arguments are still streaming
+        self._agent_steps: dict[str, None] = {}  # the agent's own named steps still open
+        self._subagents: dict[str, str] = {}  # open sub-agents: the agent's id or name → run id
+        self._subagent_runs: set[str] = set()
 
     @property
     def finished(self) -> bool:
@@ -133,7 +150,12 @@ class AgUiStreamEncoder:
         if self._started:
             return []
         self._started = True
-        event: AgUiEvent = {"type": "RUN_STARTED", "threadId": self.thread_id, "runId": self.run_id}
+        event: AgUiEvent = {
+            "type": "RUN_STARTED",
+            "threadId": self.thread_id,
+            "runId": self.run_id,
+            "protocolVersion": PROTOCOL_VERSION,
+        }
         if self.parent_run_id:
             event["parentRunId"] = self.parent_run_id
         if self.input_messages:
@@ -162,6 +184,7 @@ class AgUiStreamEncoder:
         out = self.start()
         out += self._close_parts()
         out += self._close_step()
+        out += self._close_agent_scopes()
         self._finished = True
         reason = stop_reason if stop_reason is not None else self.stop_reason
         key = (reason or "").strip().lower()
@@ -220,7 +243,9 @@ class AgUiStreamEncoder:
         return [{"type": "STEP_FINISHED", "stepName": f"step-{self._step}"}]
 
     def _close_parts(self) -> list[AgUiEvent]:
-        out: list[AgUiEvent] = [{"type": "TEXT_MESSAGE_END", "messageId": i} for i in self._open_text]
+        out: list[AgUiEvent] = [{"type": "TOOL_CALL_END", "toolCallId": i} for i in self._streaming_calls]
+        self._streaming_calls.clear()
+        out += [{"type": "TEXT_MESSAGE_END", "messageId": i} for i in self._open_text]
         for i in self._open_reasoning:
             out += (
                 {"type": "REASONING_MESSAGE_END", "messageId": i},
@@ -336,9 +361,21 @@ class AgUiStreamEncoder:
 
     def announce_call(self, call_id: str, name: str | None, arguments: Any) -> list[AgUiEvent]:
         """``TOOL_CALL_START``/``_ARGS``/``_END`` for a call not yet sent in this run (else nothing:
-        a call that ended cannot take new arguments)."""
+        a call that ended cannot take new arguments). A call whose arguments streamed
+        (``tool_call_delta``) gets only its ``TOOL_CALL_END``: the client joined the pieces."""
+        if call_id in self._streaming_calls:
+            del self._streaming_calls[call_id]
+            return [{"type": "TOOL_CALL_END", "toolCallId": call_id}]
         if call_id in self.tool_names:
             return []
+        out = self._start_call(call_id, name)
+        out += (
+            {"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": encode_arguments(arguments)},
+            {"type": "TOOL_CALL_END", "toolCallId": call_id},
+        )
+        return out
+
+    def _start_call(self, call_id: str, name: str | None) -> list[AgUiEvent]:
         out = self._output()
         self.tool_names[call_id] = name or UNKNOWN_TOOL
         start: AgUiEvent = {
@@ -352,11 +389,21 @@ class AgUiStreamEncoder:
             # calls after it join it, as they do in the history.
             self._parent_message = self._new_id()
         start["parentMessageId"] = self._parent_message
-        out += (
-            start,
-            {"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": encode_arguments(arguments)},
-            {"type": "TOOL_CALL_END", "toolCallId": call_id},
-        )
+        out.append(start)
+        return out
+
+    def _tool_call_delta(self, event: ToolCallDelta) -> list[AgUiEvent]:
+        """``TOOL_CALL_START`` at the first piece, then a ``TOOL_CALL_ARGS`` per non-empty piece;
+        the call's ``tool_call`` ends it."""
+        call_id = event.id
+        out: list[AgUiEvent] = []
+        if call_id not in self._streaming_calls:
+            if call_id in self.tool_names or call_id in self.known_tool_call_ids:
+                return []  # the call ended (or the client holds it): it takes no more arguments
+            out = self._start_call(call_id, event.name)
+            self._streaming_calls[call_id] = None
+        if event.delta:
+            out.append({"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": event.delta})
         return out
 
     def _tool_call(self, event: ToolCall) -> list[AgUiEvent]:
@@ -427,6 +474,86 @@ class AgUiStreamEncoder:
         )
         return out
 
+    def _custom_event(self, name: str, value: Any) -> list[AgUiEvent]:
+        out = self._in_step()
+        out.append({"type": "CUSTOM", "name": name, "value": value})
+        return out
+
+    def _source_url(self, event: SourceUrl) -> list[AgUiEvent]:
+        # AG-UI has no citation event: a CUSTOM in the AI SDK's source-url shape.
+        value = {"sourceId": event.id, "url": event.url}
+        if event.title is not None:
+            value["title"] = event.title
+        return self._custom_event("source_url", value)
+
+    def _source_document(self, event: SourceDocument) -> list[AgUiEvent]:
+        value = {"sourceId": event.id, "mediaType": event.media_type, "title": event.title}
+        if event.filename is not None:
+            value["filename"] = event.filename
+        return self._custom_event("source_document", value)
+
+    def _tool_progress(self, event: ToolProgress) -> list[AgUiEvent]:
+        # TOOL_CALL_RESULT is final (it adds the tool message): progress is a CUSTOM beside it.
+        if not self.has_call(event.id):
+            return []
+        return self._custom_event("tool_progress", {"toolCallId": event.id, "output": event.output})
+
+    def _custom(self, event: CustomEvent) -> list[AgUiEvent]:
+        return self._custom_event(event.kind, event.data)
+
+    def _state_snapshot(self, event: StateSnapshot) -> list[AgUiEvent]:
+        return [{"type": "STATE_SNAPSHOT", "snapshot": event.state}]
+
+    def _state_delta(self, event: StateDelta) -> list[AgUiEvent]:
+        return [{"type": "STATE_DELTA", "delta": event.delta}]
+
+    def _step_start(self, event: StepStart) -> list[AgUiEvent]:
+        """The agent's own steps beside turnwire's ``step-<n>`` (which bracket model calls); the
+        client refuses a name already active, so a repeated start is dropped."""
+        if event.name in self._agent_steps or event.name == f"step-{self._step}":
+            return []
+        self._agent_steps[event.name] = None
+        return [{"type": "STEP_STARTED", "stepName": event.name}]
+
+    def _step_end(self, event: StepEnd) -> list[AgUiEvent]:
+        if event.name not in self._agent_steps:
+            return []
+        del self._agent_steps[event.name]
+        return [{"type": "STEP_FINISHED", "stepName": event.name}]
+
+    def _agent_start(self, event: AgentStart) -> list[AgUiEvent]:
+        key = event.id or event.name
+        if key in self._subagents:
+            return []
+        # Run ids are per invocation (the client refuses one used before in the run).
+        run_id = base = f"{self.run_id}:{key}"
+        n = 1
+        while run_id in self._subagent_runs:
+            n += 1
+            run_id = f"{base}~{n}"
+        self._subagent_runs.add(run_id)
+        self._subagents[key] = run_id
+        return [{"type": "SUBAGENT_STARTED", "subagentRunId": run_id, "name": event.name}]
+
+    def _agent_end(self, event: AgentEnd) -> list[AgUiEvent]:
+        run_id = self._subagents.pop(event.id or event.name, None)
+        if run_id is None:
+            return []
+        return [{"type": "SUBAGENT_FINISHED", "subagentRunId": run_id}]
+
+    def _close_agent_scopes(self) -> list[AgUiEvent]:
+        """The agent's steps and sub-agents still open when the run ends, innermost first."""
+        out: list[AgUiEvent] = [
+            {"type": "STEP_FINISHED", "stepName": name} for name in reversed(self._agent_steps)
+        ]
+        out += [
+            {"type": "SUBAGENT_FINISHED", "subagentRunId": run_id}
+            for run_id in reversed(self._subagents.values())
+        ]
+        self._agent_steps.clear()
+        self._subagents.clear()
+        return out
+
     def _usage(self, event: Usage) -> list[AgUiEvent]:
         usage = {
             key: value
@@ -474,4 +601,15 @@ _HANDLERS: Final[dict[type, Any]] = {
     Usage: AgUiStreamEncoder._usage,
     ErrorEvent: AgUiStreamEncoder._error_event,
     Done: AgUiStreamEncoder._done,
+    SourceUrl: AgUiStreamEncoder._source_url,
+    SourceDocument: AgUiStreamEncoder._source_document,
+    ToolCallDelta: AgUiStreamEncoder._tool_call_delta,
+    ToolProgress: AgUiStreamEncoder._tool_progress,
+    StateSnapshot: AgUiStreamEncoder._state_snapshot,
+    StateDelta: AgUiStreamEncoder._state_delta,
+    StepStart: AgUiStreamEncoder._step_start,
+    StepEnd: AgUiStreamEncoder._step_end,
+    AgentStart: AgUiStreamEncoder._agent_start,
+    AgentEnd: AgUiStreamEncoder._agent_end,
+    CustomEvent: AgUiStreamEncoder._custom,
 }
