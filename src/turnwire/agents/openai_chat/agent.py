@@ -133,7 +133,7 @@ class OpenAIAgent:
             for _step in range(self.max_steps):
                 if gated:
                     break
-                reader = StepReader(prefix, *counts)
+                reader = StepReader(prefix, *counts, map_id=ids.from_model)
                 try:
                     stream = await self.client.chat.completions.create(**self._request(ids.chat(messages)))
                     try:
