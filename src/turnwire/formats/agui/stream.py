@@ -19,6 +19,13 @@ data / file                ``CUSTOM`` (``name`` = the data's name / ``file``); d
                            transient also as ``ACTIVITY_SNAPSHOT`` (an ``activity`` message, as in
                            the stored conversation)
 usage                      ``RUN_FINISHED.usage``
+tool call delta            ``TOOL_CALL_START`` at the first piece, ``TOOL_CALL_ARGS`` per piece; the
+                           call's ``tool call`` sends only ``TOOL_CALL_END``
+state snapshot / delta     ``STATE_SNAPSHOT`` / ``STATE_DELTA``
+step start / end           ``STEP_STARTED`` / ``STEP_FINISHED`` (the agent's step names)
+sub-agent start / end      ``SUBAGENT_STARTED`` / ``SUBAGENT_FINISHED`` (a run id per invocation)
+source, tool progress,     ``CUSTOM`` (``source_url``, ``source_document``, ``tool_progress``, or the
+custom                     custom event's kind)
 error                      ``RUN_ERROR`` at the end (instead of ``RUN_FINISHED``)
 (finish)                   ``RUN_FINISHED`` with ``outcome`` success / interrupt / cancelled
 =========================  ============================================================================
@@ -46,6 +53,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
 from turnwire.formats._function_calls import encode_arguments, encode_output
+from turnwire.formats.agui.agent_scopes import AgentScopes
 from turnwire.formats.agui.interrupts import interrupt_of
 from turnwire.interactions import tool_call_id_of, tool_input_of, tool_name_of
 from turnwire.model import (
@@ -90,7 +98,7 @@ PROTOCOL_VERSION: Final = "1.0"
 """The AG-UI protocol version these events follow (``ag-ui-protocol`` 1.0.0's ``PROTOCOL_VERSION``)."""
 
 
-class AgUiStreamEncoder:
+class AgUiStreamEncoder(AgentScopes):
     """Encodes one run: ``start()``, ``encode(event)`` per event, then ``finish()`` exactly once.
 
     ``message_id``: the turn's stored message id, which names the run's messages (module docstring;
@@ -472,86 +480,6 @@ class AgUiStreamEncoder:
         out.append(
             {"type": "CUSTOM", "name": "file", "value": {"url": event.url, "mediaType": event.media_type}}
         )
-        return out
-
-    def _custom_event(self, name: str, value: Any) -> list[AgUiEvent]:
-        out = self._in_step()
-        out.append({"type": "CUSTOM", "name": name, "value": value})
-        return out
-
-    def _source_url(self, event: SourceUrl) -> list[AgUiEvent]:
-        # AG-UI has no citation event: a CUSTOM in the AI SDK's source-url shape.
-        value = {"sourceId": event.id, "url": event.url}
-        if event.title is not None:
-            value["title"] = event.title
-        return self._custom_event("source_url", value)
-
-    def _source_document(self, event: SourceDocument) -> list[AgUiEvent]:
-        value = {"sourceId": event.id, "mediaType": event.media_type, "title": event.title}
-        if event.filename is not None:
-            value["filename"] = event.filename
-        return self._custom_event("source_document", value)
-
-    def _tool_progress(self, event: ToolProgress) -> list[AgUiEvent]:
-        # TOOL_CALL_RESULT is final (it adds the tool message): progress is a CUSTOM beside it.
-        if not self.has_call(event.id):
-            return []
-        return self._custom_event("tool_progress", {"toolCallId": event.id, "output": event.output})
-
-    def _custom(self, event: CustomEvent) -> list[AgUiEvent]:
-        return self._custom_event(event.kind, event.data)
-
-    def _state_snapshot(self, event: StateSnapshot) -> list[AgUiEvent]:
-        return [{"type": "STATE_SNAPSHOT", "snapshot": event.state}]
-
-    def _state_delta(self, event: StateDelta) -> list[AgUiEvent]:
-        return [{"type": "STATE_DELTA", "delta": event.delta}]
-
-    def _step_start(self, event: StepStart) -> list[AgUiEvent]:
-        """The agent's own steps beside turnwire's ``step-<n>`` (which bracket model calls); the
-        client refuses a name already active, so a repeated start is dropped."""
-        if event.name in self._agent_steps or event.name == f"step-{self._step}":
-            return []
-        self._agent_steps[event.name] = None
-        return [{"type": "STEP_STARTED", "stepName": event.name}]
-
-    def _step_end(self, event: StepEnd) -> list[AgUiEvent]:
-        if event.name not in self._agent_steps:
-            return []
-        del self._agent_steps[event.name]
-        return [{"type": "STEP_FINISHED", "stepName": event.name}]
-
-    def _agent_start(self, event: AgentStart) -> list[AgUiEvent]:
-        key = event.id or event.name
-        if key in self._subagents:
-            return []
-        # Run ids are per invocation (the client refuses one used before in the run).
-        run_id = base = f"{self.run_id}:{key}"
-        n = 1
-        while run_id in self._subagent_runs:
-            n += 1
-            run_id = f"{base}~{n}"
-        self._subagent_runs.add(run_id)
-        self._subagents[key] = run_id
-        return [{"type": "SUBAGENT_STARTED", "subagentRunId": run_id, "name": event.name}]
-
-    def _agent_end(self, event: AgentEnd) -> list[AgUiEvent]:
-        run_id = self._subagents.pop(event.id or event.name, None)
-        if run_id is None:
-            return []
-        return [{"type": "SUBAGENT_FINISHED", "subagentRunId": run_id}]
-
-    def _close_agent_scopes(self) -> list[AgUiEvent]:
-        """The agent's steps and sub-agents still open when the run ends, innermost first."""
-        out: list[AgUiEvent] = [
-            {"type": "STEP_FINISHED", "stepName": name} for name in reversed(self._agent_steps)
-        ]
-        out += [
-            {"type": "SUBAGENT_FINISHED", "subagentRunId": run_id}
-            for run_id in reversed(self._subagents.values())
-        ]
-        self._agent_steps.clear()
-        self._subagents.clear()
         return out
 
     def _usage(self, event: Usage) -> list[AgUiEvent]:
