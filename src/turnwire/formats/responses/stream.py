@@ -165,16 +165,16 @@ class ResponseEncoder:
         cls = type(event)
         if cls is MessageStart:
             out += self._open_text("message", event.id)  # type: ignore[union-attr]
-        elif cls is MessageDelta:
-            out += self._delta("message", event.id, event.delta)  # type: ignore[union-attr]
+        elif type(event) is MessageDelta:
+            out += self._delta("message", event.id, event.delta)
         elif cls is MessageEnd:
             out += self._close_if("message", event.id)  # type: ignore[union-attr]
         elif cls is MessageEvent:
             out += self._whole("message", event.text)  # type: ignore[union-attr]
         elif cls is ThoughtStart:
             out += self._open_text("reasoning", event.id)  # type: ignore[union-attr]
-        elif cls is ThoughtDelta:
-            out += self._delta("reasoning", event.id, event.delta)  # type: ignore[union-attr]
+        elif type(event) is ThoughtDelta:
+            out += self._delta("reasoning", event.id, event.delta)
         elif cls is ThoughtEnd:
             out += self._close_if("reasoning", event.id)  # type: ignore[union-attr]
         elif cls is Thought:
@@ -184,9 +184,9 @@ class ResponseEncoder:
                 self._calls[event.id] = (event.name, event.arguments)  # type: ignore[union-attr]
         elif cls is ToolResult:
             out += self._ran(event)  # type: ignore[arg-type]
-        elif cls is ToolCallDelta:
-            if event.id not in self._written:  # type: ignore[union-attr]
-                self._pieces.setdefault(event.id, []).append(event.delta)  # type: ignore[union-attr]
+        elif type(event) is ToolCallDelta:
+            if event.id not in self._written:
+                self._pieces.setdefault(event.id, []).append(event.delta)
         elif cls is SourceUrl or cls is SourceDocument:
             out += self._source(event)  # type: ignore[arg-type]
         elif cls is InteractionRequest:
