@@ -52,6 +52,7 @@ from turnwire.model import (
 Chunk = dict[str, Any]
 
 UNKNOWN_TOOL: Final = "unknown_tool"
+ABORT_REASON: Final = "The turn was stopped."
 _MCP_WRAPPER_KEYS: Final = frozenset(
     {"tool", "server", "name", "toolName", "serverName", "tool_name", "server_name"}
 )
@@ -184,6 +185,13 @@ class UIStreamEncoder:
         cancelled = reason is not None and reason.strip().lower() == "cancelled"
         if not self._content and not self._errored and not cancelled:
             chunks += error_pair("no_output", NO_OUTPUT_TEXT)
+        if cancelled:
+            # As the AI SDK's own streams say a stop (its onFinish reports isAborted); the reason
+            # is a v7 key (the strict v5/v6 schemas refuse it). ``finish`` still closes the stream.
+            abort: Chunk = {"type": "abort"}
+            if self.client_version is ClientVersion.V7:
+                abort["reason"] = ABORT_REASON
+            chunks.append(abort)
         finish: Chunk = {"type": "finish"}
         mapped = finish_reason(reason, self.client_version)
         if mapped is not None:
