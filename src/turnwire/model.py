@@ -354,6 +354,111 @@ class Done:
     type: ClassVar[str] = "done"
 
 
+# The events below are the ones the newer wires share beyond the Agenta runtime's set (sources,
+# streamed tool input, progress, state, steps, sub-agents, custom). Each wire renders what it can
+# hold and documents what it leaves out (docs/events.md has the table across wires).
+
+
+@dataclass(slots=True)
+class SourceUrl:
+    """A web page the answer draws on (a citation). ``id`` names the source within the turn."""
+
+    id: str
+    url: str
+    title: str | None = None
+    type: ClassVar[str] = "source_url"
+
+
+@dataclass(slots=True)
+class SourceDocument:
+    """A document the answer draws on (a citation without a URL: a file, a knowledge-base entry)."""
+
+    id: str
+    media_type: str
+    title: str
+    filename: str | None = None
+    type: ClassVar[str] = "source_document"
+
+
+@dataclass(slots=True)
+class ToolCallDelta:
+    """A piece of a tool call's arguments, as the model generates them (JSON text, in order).
+
+    The first delta of an id opens the call (``name`` is read from it); the ``ToolCall`` with that
+    id closes it and carries the whole arguments, which are what every history keeps."""
+
+    id: str
+    delta: str
+    name: str | None = None
+    type: ClassVar[str] = "tool_call_delta"
+
+
+@dataclass(slots=True)
+class ToolProgress:
+    """A preliminary output of a running tool (its progress); the call's ``ToolResult`` replaces it."""
+
+    id: str
+    output: Any = None
+    type: ClassVar[str] = "tool_progress"
+
+
+@dataclass(slots=True)
+class StateSnapshot:
+    """The agent's whole shared state (any JSON; usually an object)."""
+
+    state: Any = None
+    type: ClassVar[str] = "state_snapshot"
+
+
+@dataclass(slots=True)
+class StateDelta:
+    """A change to the agent's shared state: RFC 6902 JSON Patch operations, applied in order."""
+
+    delta: list[dict[str, Any]] = field(default_factory=list)
+    type: ClassVar[str] = "state_delta"
+
+
+@dataclass(slots=True)
+class StepStart:
+    """A named step of the agent begins (a LangGraph node, a phase of a pipeline)."""
+
+    name: str
+    type: ClassVar[str] = "step_start"
+
+
+@dataclass(slots=True)
+class StepEnd:
+    name: str
+    type: ClassVar[str] = "step_end"
+
+
+@dataclass(slots=True)
+class AgentStart:
+    """A sub-agent (or the agent a handoff went to) begins speaking. ``id`` tells two runs of
+    the same agent apart; wires that need one make it from the name when it is ``None``."""
+
+    name: str
+    id: str | None = None
+    type: ClassVar[str] = "agent_start"
+
+
+@dataclass(slots=True)
+class AgentEnd:
+    name: str
+    id: str | None = None
+    type: ClassVar[str] = "agent_end"
+
+
+@dataclass(slots=True)
+class CustomEvent:
+    """An event of the agent's own, ``kind`` namespaced (``<namespace>.<name>``, e.g.
+    ``acme.progress``) so no two producers collide; ``data`` any JSON."""
+
+    kind: str
+    data: Any = None
+    type: ClassVar[str] = "custom"
+
+
 Event: TypeAlias = (
     MessageEvent
     | MessageStart
@@ -372,6 +477,17 @@ Event: TypeAlias = (
     | Usage
     | ErrorEvent
     | Done
+    | SourceUrl
+    | SourceDocument
+    | ToolCallDelta
+    | ToolProgress
+    | StateSnapshot
+    | StateDelta
+    | StepStart
+    | StepEnd
+    | AgentStart
+    | AgentEnd
+    | CustomEvent
 )
 
 EVENT_TYPES: Final[dict[str, type]] = {
@@ -394,6 +510,17 @@ EVENT_TYPES: Final[dict[str, type]] = {
         Usage,
         ErrorEvent,
         Done,
+        SourceUrl,
+        SourceDocument,
+        ToolCallDelta,
+        ToolProgress,
+        StateSnapshot,
+        StateDelta,
+        StepStart,
+        StepEnd,
+        AgentStart,
+        AgentEnd,
+        CustomEvent,
     )
 }
 """Wire frame type -> event class."""

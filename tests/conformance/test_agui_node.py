@@ -27,7 +27,7 @@ def test_agui_http_agent_runs_and_resumes_on_the_real_client(tmp_path: Path) -> 
     )
     with serve_app(create_app(settings=settings)) as url:
         passed = run_node_tests("agui.test.mjs", {**os.environ, "SERVER_URL": url}, timeout=120)
-    assert passed == 6
+    assert passed == 7
 
 
 @pytest.mark.node

@@ -17,5 +17,7 @@ from turnwire.server import Settings, create_app
 def test_use_chat_approval_round_trips_on_the_real_client(tmp_path: Path) -> None:
     settings = Settings(approval_secret_file=str(tmp_path / "secret"), keepalive_seconds=0)
     with serve_app(create_app(settings=settings)) as url:
-        passed = run_node_tests("chat.test.mjs", {**os.environ, "SERVER_URL": url}, timeout=120)
-    assert passed == 3
+        passed = run_node_tests(
+            "chat.test.mjs", {**os.environ, "SERVER_URL": url, "DEMO_AGENT": "1"}, timeout=120
+        )
+    assert passed == 4

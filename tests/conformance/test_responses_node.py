@@ -22,4 +22,4 @@ def test_the_openai_npm_client_speaks_responses_with_turnwire(tmp_path: Path) ->
     )
     with serve_app(create_app(settings=settings)) as url:
         passed = run_node_tests("responses.test.mjs", {**os.environ, "SERVER_URL": url}, timeout=120)
-    assert passed == 4
+    assert passed == 5

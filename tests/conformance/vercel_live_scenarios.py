@@ -49,6 +49,47 @@ LIVE_SCENARIOS: dict[str, dict[str, Any]] = {
             "finishReason": "stop",
         },
     },
+    # Every event of the newer wires (docs/agents.md, the demo's "sources for"): the sources become
+    # parts, the streamed input ends as the call's input, a v7 client keeps the custom part.
+    "sources-for-tides": {
+        "request": _request("sources for tides"),
+        "expect": {
+            "tools": {
+                "call_1": {
+                    "state": "output-available",
+                    "name": "search",
+                    "input": {"query": "tides"},
+                    "output": {"query": "tides", "found": 2},
+                }
+            },
+            "sources": [
+                {
+                    "type": "source-url",
+                    "sourceId": "src_1_1",
+                    "url": "https://en.wikipedia.org/wiki/tides",
+                    "title": "tides",
+                },
+                {
+                    "type": "source-document",
+                    "sourceId": "src_1_2",
+                    "mediaType": "application/pdf",
+                    "title": "Notes on tides",
+                    "filename": "notes.pdf",
+                },
+            ],
+            "customV7": [
+                {
+                    "kind": "turnwire.demo_sources",
+                    "providerMetadata": {"turnwire": {"data": {"topic": "tides", "count": 2}}},
+                }
+            ],
+            "dataTypes": [],
+            "text": "Here are 2 sources for tides.",
+            "steps": 2,
+            "errors": [],
+            "finishReason": "stop",
+        },
+    },
     "count-to-5": {
         "request": _request("count to 5"),
         "expect": {"text": "12345", "tools": {}, "steps": 1, "finishReason": "stop"},

@@ -13,6 +13,9 @@ from typing import Any
 
 from turnwire.formats.vercel import ClientVersion
 from turnwire.model import (
+    AgentEnd,
+    AgentStart,
+    CustomEvent,
     DataEvent,
     Done,
     ErrorEvent,
@@ -24,12 +27,20 @@ from turnwire.model import (
     MessageEnd,
     MessageEvent,
     MessageStart,
+    SourceDocument,
+    SourceUrl,
+    StateDelta,
+    StateSnapshot,
+    StepEnd,
+    StepStart,
     TextBlock,
     ThoughtDelta,
     ThoughtEnd,
     ThoughtStart,
     ToolCall,
     ToolCallBlock,
+    ToolCallDelta,
+    ToolProgress,
     ToolResult,
     ToolResultBlock,
     Usage,
@@ -270,6 +281,59 @@ SCENARIOS: dict[str, Scenario] = {
             "finishReason": "other",
         },
         stop_reason="paused",
+    ),
+    # The events of the newer wires (AI SDK 7 chunks): every lane's client takes the stream; a v7
+    # setting gets ``custom`` as a part, the others a transient ``data-custom`` (no part).
+    "extended-events": Scenario(
+        [
+            AgentStart("researcher"),
+            StepStart("search"),
+            StateSnapshot({"query": "tides"}),
+            ToolCallDelta("c1", "", name="search"),
+            ToolCallDelta("c1", '{"q": "ti'),
+            ToolCallDelta("c1", 'des"}'),
+            ToolCall("c1", "search", {"q": "tides"}),
+            ToolProgress("c1", {"found": 1}),
+            ToolResult("c1", output="2 hits", data={"hits": 2}),
+            StepEnd("search"),
+            StateDelta([{"op": "add", "path": "/hits", "value": 2}]),
+            SourceUrl("src-1", "https://example.com/tides", title="Tides"),
+            SourceDocument("src-2", "application/pdf", "Tide tables", filename="tides.pdf"),
+            CustomEvent("acme.progress", {"pct": 100}),
+            MessageEvent("Tides follow the moon."),
+            AgentEnd("researcher"),
+        ],
+        {
+            "text": "Tides follow the moon.",
+            "steps": 2,
+            "tools": {
+                "c1": {
+                    "state": "output-available",
+                    "name": "search",
+                    "input": {"q": "tides"},
+                    "output": {"hits": 2},
+                }
+            },
+            "sources": [
+                {
+                    "type": "source-url",
+                    "sourceId": "src-1",
+                    "url": "https://example.com/tides",
+                    "title": "Tides",
+                },
+                {
+                    "type": "source-document",
+                    "sourceId": "src-2",
+                    "mediaType": "application/pdf",
+                    "title": "Tide tables",
+                    "filename": "tides.pdf",
+                },
+            ],
+            "customV7": [{"kind": "acme.progress", "providerMetadata": {"turnwire": {"data": {"pct": 100}}}}],
+            "dataTypes": [],
+            "finishReason": "stop",
+        },
+        stop_reason="end_turn",
     ),
 }
 

@@ -18,7 +18,10 @@ from turnwire.formats.agenta import (
 from turnwire.model import (
     EVENT_TYPES,
     UNSET,
+    AgentEnd,
+    AgentStart,
     AttachmentBlock,
+    CustomEvent,
     DataEvent,
     Done,
     ErrorEvent,
@@ -32,6 +35,12 @@ from turnwire.model import (
     MessageEvent,
     MessageStart,
     ResourceBlock,
+    SourceDocument,
+    SourceUrl,
+    StateDelta,
+    StateSnapshot,
+    StepEnd,
+    StepStart,
     TextBlock,
     Thought,
     ThoughtDelta,
@@ -39,6 +48,8 @@ from turnwire.model import (
     ThoughtStart,
     ToolCall,
     ToolCallBlock,
+    ToolCallDelta,
+    ToolProgress,
     ToolResult,
     ToolResultBlock,
     UnknownBlock,
@@ -179,7 +190,32 @@ EVENT_STRATEGIES = {
     ErrorEvent: st.builds(ErrorEvent, st.text(max_size=5), opt_text, json_values),
     Done: st.builds(Done, st.none() | st.sampled_from(["end_turn", "paused", "max_tokens"]), opt_text),
 }
+patch_ops = st.lists(
+    st.fixed_dictionaries(
+        {"op": st.sampled_from(["add", "replace", "remove"]), "path": st.sampled_from(["/a", "/b/0"])},
+        optional={"value": json_values},
+    ),
+    max_size=3,
+)
+NEWER_EVENT_STRATEGIES = {
+    SourceUrl: st.builds(SourceUrl, ids, st.text(min_size=1, max_size=8), opt_text),
+    SourceDocument: st.builds(
+        SourceDocument, ids, st.sampled_from(["application/pdf"]), st.text(max_size=5), opt_text
+    ),
+    ToolCallDelta: st.builds(ToolCallDelta, ids, st.text(max_size=5), opt_text),
+    ToolProgress: st.builds(ToolProgress, ids, json_values),
+    StateSnapshot: st.builds(StateSnapshot, json_values),
+    StateDelta: st.builds(StateDelta, patch_ops),
+    StepStart: st.builds(StepStart, ids),
+    StepEnd: st.builds(StepEnd, ids),
+    AgentStart: st.builds(AgentStart, ids, small_ids),
+    AgentEnd: st.builds(AgentEnd, ids, small_ids),
+    CustomEvent: st.builds(CustomEvent, st.sampled_from(["acme.progress", "turnwire.x"]), json_values),
+}
+EVENT_STRATEGIES.update(NEWER_EVENT_STRATEGIES)
 events = st.one_of(*EVENT_STRATEGIES.values())
+older_events = st.one_of(*(v for k, v in EVENT_STRATEGIES.items() if k not in NEWER_EVENT_STRATEGIES))
+newer_events = st.one_of(*NEWER_EVENT_STRATEGIES.values())
 
 
 def test_the_event_strategy_covers_every_event_class():
@@ -203,3 +239,13 @@ def test_events_survive_the_ndjson_frame_round_trip(stream):
     decoded = [frame_to_event(orjson.loads(line)) for line in lines]
     assert decoded == stream
     assert fold(decoded) == fold(stream)
+
+
+@SETTINGS
+@given(st.lists(st.tuples(older_events, st.lists(newer_events, max_size=2)), max_size=20), st.booleans())
+def test_the_newer_events_leave_the_folded_turn_as_it_is_without_them(pairs, full):
+    """No client keeps a streamed input piece, a progress, state, a step, a sub-agent frame or a
+    custom event as a message, and neither does the batch (nor, built the same way, the store)."""
+    plain = [older for older, _ in pairs]
+    mixed = [e for older, newer in pairs for e in (older, *newer)]
+    assert fold(mixed, full=full) == fold(plain, full=full)

@@ -14,6 +14,9 @@ It reads the last user message (trimmed, commands matched case-insensitively) an
 |                    | approved → result + ``Deleted <p>.``, denied → ``I did not delete <p>.``   |
 | ``ask me``         | asks ``What should I echo?`` (a ``user_input`` interaction); the next   |
 |                    | user message, whatever it says, is echoed as ``You answered: <text>``   |
+| ``sources for <t>`` | every event of the newer wires: a ``researcher`` sub-agent, a step,   |
+|                    | state (snapshot, delta), a ``search`` call whose input streams, its    |
+|                    | progress and result, a URL and a document source, a custom event      |
 
 Every id is derived from the history (message/thought ids from the number of user messages, tool
 call ids from the number of tool calls already in it), so a cold replay gives the same turn.
@@ -31,8 +34,14 @@ import asyncio
 import re
 from collections.abc import AsyncIterator, Callable
 from typing import Final
+from urllib.parse import quote
+
+import orjson
 
 from turnwire.model import (
+    AgentEnd,
+    AgentStart,
+    CustomEvent,
     Done,
     Event,
     InteractionKind,
@@ -41,6 +50,12 @@ from turnwire.model import (
     MessageDelta,
     MessageEnd,
     MessageStart,
+    SourceDocument,
+    SourceUrl,
+    StateDelta,
+    StateSnapshot,
+    StepEnd,
+    StepStart,
     StopReason,
     TextBlock,
     ThoughtDelta,
@@ -48,6 +63,8 @@ from turnwire.model import (
     ThoughtStart,
     ToolCall,
     ToolCallBlock,
+    ToolCallDelta,
+    ToolProgress,
     ToolResult,
     ToolResultBlock,
     Usage,
@@ -186,6 +203,44 @@ async def _silent(turn: _Turn) -> AsyncIterator[Event]:
     yield  # makes this an async generator that yields nothing
 
 
+SEARCH_TOOL: Final = "search"
+RESEARCHER: Final = "researcher"
+
+
+async def _sources(turn: _Turn) -> AsyncIterator[Event]:
+    """One turn with each of the newer wires' events, in the order a research agent sends them."""
+    assert turn.match is not None
+    topic = turn.match["topic"].strip().rstrip("?!.").strip() or "nothing"
+    n = turn._turn
+    yield AgentStart(name=RESEARCHER)
+    yield StateSnapshot({"topic": topic, "sources": 0})
+    yield StepStart(name="search")
+    call_id = turn.call_id()
+    arguments = {"query": topic}
+    text = orjson.dumps(arguments).decode()
+    cut = len(text) // 2
+    for i, piece in enumerate((text[:cut], text[cut:])):  # the input streams in two pieces
+        yield ToolCallDelta(id=call_id, delta=piece, name=SEARCH_TOOL if i == 0 else None)
+    yield ToolCall(id=call_id, name=SEARCH_TOOL, input=arguments)
+    yield ToolProgress(id=call_id, output={"status": "searching", "found": 1})
+    found = {"query": topic, "found": 2}
+    yield ToolResult(id=call_id, name=SEARCH_TOOL, output=f"2 sources for {topic}", data=found)
+    yield StepEnd(name="search")
+    yield StateDelta([{"op": "replace", "path": "/sources", "value": 2}])
+    page = quote(topic.replace(" ", "_"), safe="_")
+    yield SourceUrl(id=f"src_{n}_1", url=f"https://en.wikipedia.org/wiki/{page}", title=topic)
+    yield SourceDocument(
+        id=f"src_{n}_2", media_type="application/pdf", title=f"Notes on {topic}", filename="notes.pdf"
+    )
+    yield CustomEvent(kind="turnwire.demo_sources", data={"topic": topic, "count": 2})
+    reply = f"Here are 2 sources for {topic}."
+    for event in turn.say(reply):
+        yield event
+    yield AgentEnd(name=RESEARCHER)
+    yield turn.usage(len(words(reply)))
+    yield Done(stop_reason=StopReason.END_TURN)
+
+
 def _this_turn(messages: list[Message]) -> list[Message]:
     """The messages after the last user message: what this turn already produced."""
     for i in range(len(messages) - 1, -1, -1):
@@ -303,12 +358,14 @@ COMMANDS: Final[list[tuple[re.Pattern[str], Handler]]] = [
     (re.compile(r"silent", re.IGNORECASE), _silent),
     (re.compile(r"delete\s+(?P<paths>.+)", re.IGNORECASE | re.DOTALL), _delete),
     (ASK_PATTERN, _ask),
+    (re.compile(r"sources for\s+(?P<topic>.+)", re.IGNORECASE | re.DOTALL), _sources),
 ]
 """Command table: the first pattern that matches the whole trimmed text picks the handler."""
 
 
 def demo_agent(ctx: TurnContext) -> AsyncIterator[Event]:
-    """Offline demo: weather in <city>, count to <n>, sleep <s>, delete <path>, ask me, fail, silent.
+    """Offline demo: weather in <city>, count to <n>, sleep <s>, delete <path>, ask me, sources for
+    <topic>, fail, silent.
 
     Anything else is echoed.
 

@@ -6,6 +6,9 @@ from typing import Any, Final
 
 from turnwire.formats.agentex.updates import reasoning_content, text_content
 from turnwire.model import (
+    AgentEnd,
+    AgentStart,
+    CustomEvent,
     DataEvent,
     Done,
     ErrorEvent,
@@ -17,11 +20,19 @@ from turnwire.model import (
     MessageEnd,
     MessageEvent,
     MessageStart,
+    SourceDocument,
+    SourceUrl,
+    StateDelta,
+    StateSnapshot,
+    StepEnd,
+    StepStart,
     Thought,
     ThoughtDelta,
     ThoughtEnd,
     ThoughtStart,
     ToolCall,
+    ToolCallDelta,
+    ToolProgress,
     ToolResult,
     Usage,
 )
@@ -129,11 +140,38 @@ STREAM_OPS.update(
             Usage,
             ErrorEvent,
             Done,
+            SourceUrl,
+            SourceDocument,
+            ToolCallDelta,
+            ToolProgress,
+            StateSnapshot,
+            StateDelta,
+            StepStart,
+            StepEnd,
+            AgentStart,
+            AgentEnd,
+            CustomEvent,
         ),
         NOT_STREAM,
     )
 )
-NO_CONTENT: Final = frozenset((Usage, Done))
+NO_CONTENT: Final = frozenset(
+    (
+        Usage,
+        Done,
+        # Not stored: the streamed tool input ends in its ``tool_call``, progress in its result;
+        # state, steps, sub-agents and custom events are no message any client keeps.
+        ToolCallDelta,
+        ToolProgress,
+        StateSnapshot,
+        StateDelta,
+        StepStart,
+        StepEnd,
+        AgentStart,
+        AgentEnd,
+        CustomEvent,
+    )
+)
 """Events ``event_content`` gives nothing for (exact classes: the common ones, asked first)."""
 # The frames an event gave (``TurnRecorder._step``): none, start, delta, start then delta, done, full.
 NO_FRAME, START_FRAME, DELTA_FRAME, START_DELTA, DONE_FRAME, FULL_FRAME = range(6)

@@ -12,6 +12,8 @@ and its result by id, so turn 1's tool part would show turn 2's input and output
 - A call the history holds **without** a result (waiting for an approval or a client tool) is the
   same call continued and keeps its id; so does a call re-announced under the id the agent first
   gave it when the history holds it renamed (a cold replay of a hard-coded id).
+- A ``ToolCallDelta`` (the call's arguments streaming before the ``ToolCall``) is scoped as the
+  call it opens; a ``ToolProgress`` as the call's result will be.
 - Within one turn, a ``ToolCall`` reusing the id of a call that already has its result in this
   turn is an error: an ``ErrorEvent`` (code ``duplicate_id``) replaces it and the call's later
   events are dropped. A repeated ``ToolCall`` before its result refreshes the arguments (allowed).
@@ -33,6 +35,8 @@ from turnwire.model import (
     Message,
     ToolCall,
     ToolCallBlock,
+    ToolCallDelta,
+    ToolProgress,
     ToolResult,
     ToolResultBlock,
 )
@@ -103,9 +107,13 @@ class IdScope:
             return self._result(event)
         if isinstance(event, InteractionRequest):
             return self._request(event)
+        if isinstance(event, ToolCallDelta):
+            return self._call(event)  # the first delta opens the call: it is scoped as the call is
+        if isinstance(event, ToolProgress):
+            return self._progress(event)
         return event
 
-    def _call(self, event: ToolCall) -> Event | None:
+    def _call(self, event: ToolCall | ToolCallDelta) -> Event | None:
         agent_id = event.id
         if not agent_id:
             return event
@@ -126,6 +134,14 @@ class IdScope:
             if scoped != agent_id:
                 self._renamed[agent_id] = scoped
             self._used.add(scoped)
+        return event if scoped == agent_id else replace(event, id=scoped)
+
+    def _progress(self, event: ToolProgress) -> Event | None:
+        """A running call's progress: its id as its result will have it (the call is not done)."""
+        agent_id = event.id
+        if agent_id in self._dropped:
+            return None
+        scoped = self._known(agent_id)
         return event if scoped == agent_id else replace(event, id=scoped)
 
     def _result(self, event: ToolResult) -> Event | None:

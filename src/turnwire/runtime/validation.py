@@ -9,6 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from turnwire.model import (
+    AgentEnd,
+    AgentStart,
+    CustomEvent,
     DataEvent,
     Done,
     ErrorEvent,
@@ -19,11 +22,19 @@ from turnwire.model import (
     MessageEnd,
     MessageEvent,
     MessageStart,
+    SourceDocument,
+    SourceUrl,
+    StateDelta,
+    StateSnapshot,
+    StepEnd,
+    StepStart,
     Thought,
     ThoughtDelta,
     ThoughtEnd,
     ThoughtStart,
     ToolCall,
+    ToolCallDelta,
+    ToolProgress,
     ToolResult,
     Usage,
 )
@@ -109,6 +120,67 @@ def _done(event: Done) -> str | None:
     return None if _optional(event.stop_reason, str) else "stop_reason must be a string or None"
 
 
+def _nonempty(value: object) -> bool:
+    return isinstance(value, str) and bool(value)
+
+
+def _source_url(event: SourceUrl) -> str | None:
+    if not _nonempty(event.id) or not _nonempty(event.url):
+        return "id and url must be non-empty strings"
+    return None if _optional(event.title, str) else "title must be a string or None"
+
+
+def _source_document(event: SourceDocument) -> str | None:
+    if not _nonempty(event.id) or not _nonempty(event.media_type):
+        return "id and media_type must be non-empty strings"
+    if not isinstance(event.title, str) or not _optional(event.filename, str):
+        return "title must be a string, filename a string or None"
+    return None
+
+
+def _tool_call_delta(event: ToolCallDelta) -> str | None:
+    if not _nonempty(event.id) or not isinstance(event.delta, str):
+        return "id must be a non-empty string, delta a string"
+    return None if _optional(event.name, str) else "name must be a string or None"
+
+
+def _tool_progress(event: ToolProgress) -> str | None:
+    return None if _nonempty(event.id) else "id must be a non-empty string"
+
+
+def _state_snapshot(event: StateSnapshot) -> str | None:
+    return None
+
+
+def _state_delta(event: StateDelta) -> str | None:
+    # RFC 6902: a list of operation objects, each with a string ``op`` and ``path``.
+    delta = event.delta
+    if not isinstance(delta, list) or not all(
+        isinstance(op, dict) and isinstance(op.get("op"), str) and isinstance(op.get("path"), str)
+        for op in delta
+    ):
+        return "delta must be a list of JSON Patch operations ({op, path, ...})"
+    return None
+
+
+def _named(event: StepStart | StepEnd) -> str | None:
+    return None if _nonempty(event.name) else "name must be a non-empty string"
+
+
+def _agent(event: AgentStart | AgentEnd) -> str | None:
+    if not _nonempty(event.name) or not _optional(event.id, str):
+        return "name must be a non-empty string, id a string or None"
+    return None
+
+
+def _custom(event: CustomEvent) -> str | None:
+    kind = event.kind
+    namespace, dot, name = kind.partition(".") if isinstance(kind, str) else ("", "", "")
+    if not (namespace and dot and name) or any(c.isspace() for c in kind):
+        return "kind must be namespaced: '<namespace>.<name>' without spaces"
+    return None
+
+
 CHECKS: dict[type, Callable[..., str | None]] = {
     MessageEvent: _text,
     MessageStart: _id,
@@ -127,6 +199,17 @@ CHECKS: dict[type, Callable[..., str | None]] = {
     Usage: _usage,
     ErrorEvent: _error,
     Done: _done,
+    SourceUrl: _source_url,
+    SourceDocument: _source_document,
+    ToolCallDelta: _tool_call_delta,
+    ToolProgress: _tool_progress,
+    StateSnapshot: _state_snapshot,
+    StateDelta: _state_delta,
+    StepStart: _named,
+    StepEnd: _named,
+    AgentStart: _agent,
+    AgentEnd: _agent,
+    CustomEvent: _custom,
 }
 """Exact event class -> its check (``None`` when the event is well-formed). Read-only: a loop over
 many events calls the check directly and ``validate_event`` only for the reason of a failure."""

@@ -144,3 +144,34 @@ test('after approval and question resumes a second client loads the thread and g
   assert.deepEqual(await history(other), other.messages);
   assert.deepEqual(other.messages.slice(0, stored.length), stored);
 });
+
+test('"sources for" sends state, steps, a sub-agent, streamed arguments and custom events the client takes', async () => {
+  const agent = newAgent();
+  say(agent, 'sources for tides');
+  const seen = { args: [], steps: [], subagents: [], custom: [], started: [] };
+  const { newMessages } = await agent.runAgent({}, {
+    onRunStartedEvent: ({ event }) => { seen.started.push(event); },
+    onToolCallArgsEvent: ({ event }) => { seen.args.push(event.delta); },
+    onStepStartedEvent: ({ event }) => { seen.steps.push(event.stepName); },
+    onSubagentStartedEvent: ({ event }) => { seen.subagents.push(['start', event.name, event.subagentRunId]); },
+    onSubagentFinishedEvent: ({ event }) => { seen.subagents.push(['finish', event.subagentRunId]); },
+    onCustomEvent: ({ event }) => { seen.custom.push([event.name, event.value]); },
+  });
+  assert.equal(seen.started[0].protocolVersion, '1.0');
+  // The arguments arrive in pieces that join to the call's JSON input.
+  assert.ok(seen.args.length >= 2, JSON.stringify(seen.args));
+  assert.deepEqual(JSON.parse(seen.args.join('')), { query: 'tides' });
+  assert.ok(seen.steps.includes('search'), JSON.stringify(seen.steps));
+  const runId = seen.subagents[0][2];
+  assert.deepEqual(seen.subagents, [['start', 'researcher', runId], ['finish', runId]]);
+  // STATE_SNAPSHOT then STATE_DELTA (a JSON Patch) applied by the client.
+  assert.deepEqual(agent.state, { topic: 'tides', sources: 2 });
+  const names = seen.custom.map(([name]) => name);
+  assert.deepEqual(names, ['tool_progress', 'source_url', 'source_document', 'turnwire.demo_sources']);
+  assert.deepEqual(seen.custom[1][1], { sourceId: 'src_1_1', url: 'https://en.wikipedia.org/wiki/tides', title: 'tides' });
+  const withCall = agent.messages.find((m) => m.toolCalls?.length);
+  assert.equal(withCall.toolCalls[0].function.arguments, '{"query":"tides"}');
+  assert.ok(newMessages.some((m) => m.role === 'assistant' && m.content === 'Here are 2 sources for tides.'));
+  // The reload equals the live chat: none of the new events is a message the client keeps.
+  assert.deepEqual(await history(agent), agent.messages);
+});

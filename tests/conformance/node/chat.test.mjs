@@ -129,3 +129,23 @@ test('a forged approval is refused and the chat reports the error', async () => 
   const body = await response.json();
   assert.equal(body.detail[0].type, 'approval_token_invalid');
 });
+
+// The demo agent only (test_chat_node.py sets DEMO_AGENT=1; the model and framework agents answer
+// the approval turns alone).
+test('"sources for" through the chat: its sources and the call whose input streamed', { skip: process.env.DEMO_AGENT !== '1' }, async () => {
+  const { chat } = newChat(`node-sources-${Date.now()}`);
+  await chat.sendMessage({ text: 'sources for tides' });
+  assert.equal(await settled(chat), 'ready', String(chat.error));
+  const answer = chat.messages[1];
+  const sources = answer.parts.filter((p) => p.type.startsWith('source-'));
+  assert.deepEqual(sources.map((p) => [p.type, p.sourceId]), [['source-url', 'src_1_1'], ['source-document', 'src_1_2']]);
+  assert.equal(sources[0].url, 'https://en.wikipedia.org/wiki/tides');
+  const search = answer.parts.find((p) => p.type === 'tool-search');
+  assert.equal(search.state, 'output-available');
+  assert.deepEqual(search.input, { query: 'tides' });
+  assert.deepEqual(search.output, { query: 'tides', found: 2 });
+  assert.ok(!search.preliminary, 'the final output replaced the preliminary one');
+  assert.equal(lastText(answer), 'Here are 2 sources for tides.');
+  const messages = await validateUIMessages({ messages: chat.messages });
+  await convertToModelMessages(messages);
+});

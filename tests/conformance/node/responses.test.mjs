@@ -64,3 +64,23 @@ test('previous_response_id continues, and an approval answered runs the tool', a
     (err) => err.status === 409,
   );
 });
+
+test('"sources for": streamed call arguments in pieces and the sources as output_text annotations', async () => {
+  const pieces = [];
+  const annotations = [];
+  const stream = client.responses.stream({ model: 'demo', input: 'sources for tides' });
+  stream.on('response.mcp_call_arguments.delta', (event) => pieces.push(event.delta));
+  stream.on('response.output_text.annotation.added', (event) => annotations.push(event.annotation));
+  const final = await stream.finalResponse();
+  assert.ok(pieces.length >= 2, JSON.stringify(pieces));
+  const call = final.output.find((item) => item.type === 'mcp_call');
+  assert.equal(pieces.join(''), call.arguments);
+  assert.deepEqual(JSON.parse(call.arguments), { query: 'tides' });
+  assert.deepEqual(annotations.map((a) => a.type), ['url_citation', 'file_citation']);
+  assert.equal(annotations[0].url, 'https://en.wikipedia.org/wiki/tides');
+  const message = final.output.find((item) => item.type === 'message');
+  assert.deepEqual(message.content[0].annotations, annotations);
+  assert.equal(final.output_text, 'Here are 2 sources for tides.');
+  const stored = await client.responses.retrieve(final.id);
+  assert.deepEqual(plain(stored), plain(final));
+});

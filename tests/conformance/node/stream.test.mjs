@@ -162,7 +162,7 @@ function toolParts(message) {
   );
 }
 
-function checkMessage(message, expect, { v5 }) {
+function checkMessage(message, expect, { v5, v7 }) {
   const text = message.parts.filter((p) => p.type === 'text').map((p) => p.text).join('');
   if (expect.text !== undefined) assert.equal(text, expect.text, 'assembled text');
   const reasoning = message.parts.filter((p) => p.type === 'reasoning').map((p) => p.text).join('');
@@ -191,6 +191,18 @@ function checkMessage(message, expect, { v5 }) {
   if (expect.files) {
     const files = message.parts.filter((p) => p.type === 'file').map((p) => ({ url: p.url, mediaType: p.mediaType }));
     assert.deepEqual(files, expect.files, 'file parts');
+  }
+  if (expect.sources) {
+    const sources = message.parts
+      .filter((p) => p.type.startsWith('source-'))
+      .map((p) => Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined)));
+    assert.deepEqual(sources, expect.sources, 'source parts');
+  }
+  if (expect.customV7) {
+    const custom = message.parts
+      .filter((p) => p.type === 'custom')
+      .map((p) => Object.fromEntries(Object.entries(p).filter(([k, v]) => k !== 'type' && v !== undefined)));
+    assert.deepEqual(custom, v7 ? expect.customV7 : [], 'custom parts');
   }
   if (expect.steps !== undefined) {
     assert.equal(message.parts.filter((p) => p.type === 'step-start').length, expect.steps, 'step-start parts');
@@ -232,7 +244,7 @@ for (const lane of spec.lanes) {
       const { message, errors } = await assemble(ai, chunks, history);
       assert.deepEqual(errors, expect.errors ?? [], 'errors reported while assembling');
       assert.ok(message, 'an assistant message was assembled');
-      checkMessage(message, expect, { v5 });
+      checkMessage(message, expect, { v5, v7: lane.setting === '7' });
       if (expect.continuesHistory) assert.equal(message.id, history.id, 'the reply continues the paused message');
       const user = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hi' }] };
       // readUIMessageStream of ai 5/6 emits no snapshot for a bare step-start, so a turn without

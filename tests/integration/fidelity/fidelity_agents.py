@@ -50,14 +50,23 @@ async def scripted(ctx: TurnContext) -> AsyncIterator[Event]:
     import orjson
 
     from turnwire.model import (
+        AgentEnd,
+        AgentStart,
+        CustomEvent,
         DataEvent,
         ErrorEvent,
         FileEvent,
         MessageEvent,
+        StateDelta,
+        StateSnapshot,
+        StepEnd,
+        StepStart,
         Thought,
         ThoughtDelta,
         ThoughtEnd,
         ThoughtStart,
+        ToolCallDelta,
+        ToolProgress,
         Usage,
     )
 
@@ -97,6 +106,24 @@ async def scripted(ctx: TurnContext) -> AsyncIterator[Event]:
             yield ErrorEvent(message=args[0], code=args[1])
         elif kind == "usage":
             yield Usage(input=args[0], output=args[1])
+        elif kind == "streamed":
+            name, arguments, progress, output = args
+            text = orjson.dumps(arguments).decode()
+            yield ToolCallDelta(id=f"call_{ref}", delta=text[:2], name=name)
+            yield ToolCallDelta(id=f"call_{ref}", delta=text[2:])
+            yield ToolCall(id=f"call_{ref}", name=name, input=arguments)
+            yield ToolProgress(id=f"call_{ref}", output=progress)
+            yield ToolResult(id=f"call_{ref}", name=name, output=output)
+        elif kind == "state":
+            yield StateSnapshot(state=args[0])
+            yield StateDelta([{"op": "add", "path": "/turn", "value": n}])
+        elif kind == "scope":
+            yield AgentStart(name=args[0])
+            yield StepStart(name=f"{args[0]}-step")
+            yield StepEnd(name=f"{args[0]}-step")
+            yield AgentEnd(name=args[0])
+        elif kind == "custom":
+            yield CustomEvent(kind="acme.note", data=args[0])
 
 
 async def events(ctx: TurnContext) -> AsyncIterator[Event]:

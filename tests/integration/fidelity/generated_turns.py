@@ -33,11 +33,19 @@ _step = st.one_of(
     st.tuples(st.just("rendered"), _name, st.dictionaries(st.sampled_from("xyz"), _json, max_size=2), _json),
     st.tuples(st.just("file"), st.just("https://example.com/a.png"), st.just("image/png")),
     st.tuples(st.just("usage"), st.integers(0, 99), st.integers(0, 99)),
+    # The newer wires' events (issue 30): a call whose input streams in pieces, with progress;
+    # state, a sub-agent with a step, a custom event. Only the call is something a client keeps.
+    st.tuples(
+        st.just("streamed"), _name, st.dictionaries(st.sampled_from("xyz"), _json, max_size=2), _json, _json
+    ),
+    st.tuples(st.just("state"), st.dictionaries(st.sampled_from("abc"), _json, max_size=3)),
+    st.tuples(st.just("scope"), st.sampled_from(["researcher", "writer"])),
+    st.tuples(st.just("custom"), _json),
 )
 # A turn of transient data (or usage) alone leaves the client an empty assistant message (its step-start)
 # and the store nothing: every generated turn says something that stays.
 _turn = st.lists(_step, min_size=1, max_size=5).filter(
-    lambda steps: any(s[0] not in ("transient", "usage") for s in steps)
+    lambda steps: any(s[0] not in ("transient", "usage", "state", "scope", "custom") for s in steps)
 )
 turns = st.lists(_turn, min_size=1, max_size=3)
 

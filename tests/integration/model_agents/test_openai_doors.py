@@ -23,6 +23,9 @@ WEATHER = {"city": "Paris", "condition": "Sunny", "temperature_c": 21}
 WEATHER_TEXT = '{"city":"Paris","condition":"Sunny","temperature_c":21}'
 DELETE_CALL = "call_D3l3t3N0t3sTxt0000000001"
 SAID = ["It", " is", " sunny", " and", " 21", " °C", " in", " Paris", "."]
+# The recorded stream's argument pieces for the call (tests/fixtures/openai_streams/weather.0.sse,
+# after the piece that names it with empty arguments): the adapter passes each on as it comes.
+ARGS = ['{"', "city", '":"', "Par", "is", '"}']
 
 
 def sid(prefix: str) -> str:
@@ -65,6 +68,8 @@ def test_agenta_frames_are_exact_and_the_turn_is_stored(warm: Doors) -> None:
     frames = sse_data(response.content)
     trace = frames[-1]["data"]["traceId"]
     assert frames == [
+        {"type": "tool_call_delta", "data": {"id": WEATHER_CALL, "delta": "", "name": "get_weather"}},
+        *({"type": "tool_call_delta", "data": {"id": WEATHER_CALL, "delta": d}} for d in ARGS),
         {
             "type": "tool_call",
             "data": {"id": WEATHER_CALL, "name": "get_weather", "input": {"city": "Paris"}},
@@ -130,6 +135,7 @@ def test_vercel_chat_stream_is_exact(warm: Doors) -> None:
         {"type": "start", "messageId": start["messageId"], "messageMetadata": {"sessionId": body["id"]}},
         {"type": "start-step"},
         {"type": "tool-input-start", "toolCallId": WEATHER_CALL, "toolName": "get_weather"},
+        *({"type": "tool-input-delta", "toolCallId": WEATHER_CALL, "inputTextDelta": d} for d in ARGS),
         {
             "type": "tool-input-available",
             "toolCallId": WEATHER_CALL,

@@ -57,6 +57,13 @@ def test_agenta_batch_and_frames_carry_the_tool_round(pyd_warm: Doors) -> None:
         timeout=20,
     )
     frames = sse_data(response.content)
+    # The call's argument pieces as the model streamed them (issue 30), then the turn as before.
+    pieces = [f["data"] for f in frames if f["type"] == "tool_call_delta"]
+    assert frames[: len(pieces)] == [{"type": "tool_call_delta", "data": p} for p in pieces]
+    assert pieces[0]["name"] == "get_weather" and orjson.loads("".join(p["delta"] for p in pieces)) == {
+        "city": "Paris"
+    }
+    frames = frames[len(pieces) :]
     assert [f["type"] for f in frames] == [
         "tool_call", "tool_result", "message_start", "message_delta", "message_delta", "message_delta",
         "message_end", "usage", "done",

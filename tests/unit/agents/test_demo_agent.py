@@ -9,6 +9,9 @@ import pytest
 from turnwire.agents import demo
 from turnwire.agents.demo import demo_agent
 from turnwire.model import (
+    AgentEnd,
+    AgentStart,
+    CustomEvent,
     Done,
     ErrorEvent,
     Event,
@@ -16,12 +19,20 @@ from turnwire.model import (
     MessageDelta,
     MessageEnd,
     MessageStart,
+    SourceDocument,
+    SourceUrl,
+    StateDelta,
+    StateSnapshot,
+    StepEnd,
+    StepStart,
     TextBlock,
     ThoughtDelta,
     ThoughtEnd,
     ThoughtStart,
     ToolCall,
     ToolCallBlock,
+    ToolCallDelta,
+    ToolProgress,
     ToolResult,
     ToolResultBlock,
     Usage,
@@ -165,3 +176,30 @@ async def test_near_miss_commands_are_echoed(text: str) -> None:
 @pytest.mark.parametrize("text", ["hi", "weather in Lima", "count to 2", "fail", "silent", "sleep 0"])
 async def test_same_history_gives_the_same_turn(text: str) -> None:
     assert await turn(ctx(text)) == await turn(ctx(text))
+
+
+async def test_sources_for_sends_every_event_of_the_newer_wires() -> None:
+    assert await turn(ctx("Sources for Moon tides?")) == [
+        AgentStart("researcher"),
+        StateSnapshot({"topic": "Moon tides", "sources": 0}),
+        StepStart("search"),
+        ToolCallDelta("call_1", '{"query":"M', name="search"),
+        ToolCallDelta("call_1", 'oon tides"}'),
+        ToolCall("call_1", "search", {"query": "Moon tides"}),
+        ToolProgress("call_1", {"status": "searching", "found": 1}),
+        ToolResult(
+            "call_1",
+            output="2 sources for Moon tides",
+            data={"query": "Moon tides", "found": 2},
+            name="search",
+        ),
+        StepEnd("search"),
+        StateDelta([{"op": "replace", "path": "/sources", "value": 2}]),
+        SourceUrl("src_1_1", "https://en.wikipedia.org/wiki/Moon_tides", title="Moon tides"),
+        SourceDocument("src_1_2", "application/pdf", "Notes on Moon tides", filename="notes.pdf"),
+        CustomEvent("turnwire.demo_sources", {"topic": "Moon tides", "count": 2}),
+        *said("msg_1_1", "Here ", "are ", "2 ", "sources ", "for ", "Moon ", "tides."),
+        AgentEnd("researcher"),
+        Usage(input=4, output=7, total=11),
+        end(),
+    ]

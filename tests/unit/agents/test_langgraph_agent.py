@@ -27,6 +27,8 @@ from turnwire.model import (
     InteractionRequest,
     Message,
     MessageDelta,
+    StepEnd,
+    StepStart,
     TextBlock,
     ThoughtDelta,
     ToolCall,
@@ -91,6 +93,17 @@ async def test_a_tool_round_with_usage_summed_over_model_calls(
     assert [e for e in events if isinstance(e, Usage)] == [Usage(input=159, output=26, total=185)]
     nodes = [e.data["node"] for e in events if isinstance(e, DataEvent) and e.name == "langgraph_node"]
     assert nodes == ["model", "tools", "model"]
+    # Each node is a named step (issue 30): opened by its first streamed message (or its update),
+    # closed by its update, so the text of the last model step falls inside its step.
+    steps = [(type(e).__name__, e.name) for e in events if isinstance(e, StepStart | StepEnd)]
+    assert steps == [
+        ("StepStart", "model"), ("StepEnd", "model"),
+        ("StepStart", "tools"), ("StepEnd", "tools"),
+        ("StepStart", "model"), ("StepEnd", "model"),
+    ]  # fmt: skip
+    last_open = max(i for i, e in enumerate(events) if isinstance(e, StepStart))
+    first_text = next(i for i, e in enumerate(events) if isinstance(e, MessageDelta))
+    assert last_open < first_text < max(i for i, e in enumerate(events) if isinstance(e, StepEnd))
 
 
 async def test_the_conversation_is_the_state_each_turn(fake: FakeOpenAI, http: httpx.AsyncClient) -> None:

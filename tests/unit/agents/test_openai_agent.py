@@ -27,6 +27,7 @@ from turnwire.model import (
     ThoughtStart,
     ToolCall,
     ToolCallBlock,
+    ToolCallDelta,
     ToolResult,
     ToolResultBlock,
     Usage,
@@ -118,8 +119,30 @@ async def test_reasoning_field_and_cost_from_the_usage_chunk(fake: FakeOpenAI) -
     assert Usage(input=5, output=4, total=9, cost=0.00012) in events
 
 
-async def test_one_tool_call_runs_and_the_model_answers_with_its_result(fake: FakeOpenAI) -> None:
+def whole(events: list[Event]) -> list[Event]:
+    """The events without the calls' streamed argument pieces (``ToolCallDelta``, issue 30), for
+    the tests that read the turn's calls and results by position; the pieces have their own test."""
+    return [e for e in events if type(e) is not ToolCallDelta]
+
+
+async def test_the_models_argument_pieces_stream_as_tool_call_deltas_before_the_call(
+    fake: FakeOpenAI,
+) -> None:
     events = await turn(fake, user("weather in Paris"))
+    call_id = "call_Qx8Tz3LmN5pVb2Rk7Yc1Wd4F"
+    at = next(i for i, e in enumerate(events) if isinstance(e, ToolCall))
+    deltas = events[:at]
+    # The recorded stream (tests/fixtures/openai_streams/weather.0.sse): the id and name first, with
+    # empty arguments, then the JSON text in pieces, each passed on as it came.
+    assert deltas[0] == ToolCallDelta(id=call_id, delta="", name="get_weather")
+    assert all(isinstance(d, ToolCallDelta) and d.id == call_id and d.name is None for d in deltas[1:])
+    assert len(deltas) > 3
+    assert "".join(d.delta for d in deltas if isinstance(d, ToolCallDelta)) == '{"city":"Paris"}'
+    assert events[at] == ToolCall(id=call_id, name="get_weather", input={"city": "Paris"})
+
+
+async def test_one_tool_call_runs_and_the_model_answers_with_its_result(fake: FakeOpenAI) -> None:
+    events = whole(await turn(fake, user("weather in Paris")))
     call_id = "call_Qx8Tz3LmN5pVb2Rk7Yc1Wd4F"
     weather = {"city": "Paris", "condition": "Sunny", "temperature_c": 21}
     assert events[:2] == [
@@ -173,7 +196,7 @@ async def test_three_parallel_calls_with_interleaved_arguments(fake: FakeOpenAI)
 
 async def test_a_gated_tool_pauses_with_an_approval_and_does_not_run(fake: FakeOpenAI) -> None:
     DELETED.clear()
-    events = await turn(fake, user("delete notes.txt"))
+    events = whole(await turn(fake, user("delete notes.txt")))
     call = ToolCall(id=DELETE_CALL, name="delete_file", input={"path": "notes.txt"})
     assert events == [
         call,
@@ -367,7 +390,7 @@ async def test_a_free_call_runs_while_its_gated_sibling_waits_then_both_reach_th
 ) -> None:
     DELETED.clear()
     prompt = "weather in Paris and delete notes.txt"
-    asked = await turn(fake, user(prompt))
+    asked = whole(await turn(fake, user(prompt)))
     assert [type(e).__name__ for e in asked] == [
         "ToolCall", "ToolCall", "ToolResult", "Usage", "InteractionRequest", "Done",
     ]  # fmt: skip
@@ -393,7 +416,7 @@ async def test_a_free_call_runs_while_its_gated_sibling_waits_then_both_reach_th
 
 
 async def test_arguments_that_are_not_json_go_back_to_the_model_as_an_error(fake: FakeOpenAI) -> None:
-    events = await turn(fake, user("bad arguments"))
+    events = whole(await turn(fake, user("bad arguments")))
     call = events[0]
     assert isinstance(call, ToolCall) and call.input == '{"city": Paris}'
     result = events[1]

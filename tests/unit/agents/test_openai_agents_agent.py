@@ -20,6 +20,8 @@ from turnwire.agents import openai_agents_agent
 from turnwire.agents.chat_history import to_chat_messages
 from turnwire.agents.openai_agents import from_input_items, to_input_items
 from turnwire.model import (
+    AgentEnd,
+    AgentStart,
     DataEvent,
     Done,
     ErrorEvent,
@@ -92,6 +94,11 @@ async def test_a_handoff_shows_which_agent_speaks(client: openai.AsyncOpenAI, fa
     assert events.index(speaking[0]) < events.index(next(e for e in events if isinstance(e, MessageDelta)))
     assert text_of(events) == "Forecaster here: sunny all week."
     assert fake.requests[-1]["instructions"] == "Forecasts."  # the other agent answered
+    # The agent handed to speaks as a sub-agent: agent_start with the data event, agent_end at the end.
+    scoped = [e for e in events if isinstance(e, AgentStart | AgentEnd)]
+    assert scoped == [AgentStart(name="forecaster"), AgentEnd(name="forecaster")]
+    assert events.index(scoped[0]) == events.index(speaking[0]) + 1
+    assert events.index(scoped[1]) > max(i for i, e in enumerate(events) if isinstance(e, MessageDelta))
 
 
 async def test_a_model_error_keeps_the_openai_adapters_code(client: openai.AsyncOpenAI) -> None:

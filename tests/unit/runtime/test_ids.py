@@ -11,6 +11,8 @@ from turnwire.model import (
     TextBlock,
     ToolCall,
     ToolCallBlock,
+    ToolCallDelta,
+    ToolProgress,
     ToolResult,
     ToolResultBlock,
 )
@@ -106,3 +108,15 @@ def test_decisions_under_the_agents_own_id_follow_its_newest_call() -> None:
     answered = [*history, Message("tool", [ToolResultBlock("call_1~2", "delete_file", decision)])]
     found = scoped_decisions(answered)
     assert found["call_1"] is found["call_1~2"] and found["call_1"].approved
+
+
+def test_streamed_input_and_progress_name_the_renamed_call() -> None:
+    scope = IdScope(_finished("call_1"))
+    delta = scope.apply(ToolCallDelta(id="call_1", delta='{"te', name="upper"))
+    assert isinstance(delta, ToolCallDelta) and delta.id == "call_1~2"
+    call = scope.apply(ToolCall(id="call_1", name="upper", input={"text": "x"}))
+    assert isinstance(call, ToolCall) and call.id == "call_1~2"
+    progress = scope.apply(ToolProgress(id="call_1", output="half"))
+    assert isinstance(progress, ToolProgress) and progress.id == "call_1~2"
+    result = scope.apply(ToolResult(id="call_1", output="X"))
+    assert isinstance(result, ToolResult) and result.id == "call_1~2"

@@ -9,6 +9,9 @@ import pytest
 
 from turnwire.model import (
     EVENT_TYPES,
+    AgentEnd,
+    AgentStart,
+    CustomEvent,
     DataEvent,
     Done,
     ErrorEvent,
@@ -19,11 +22,19 @@ from turnwire.model import (
     MessageEnd,
     MessageEvent,
     MessageStart,
+    SourceDocument,
+    SourceUrl,
+    StateDelta,
+    StateSnapshot,
+    StepEnd,
+    StepStart,
     Thought,
     ThoughtDelta,
     ThoughtEnd,
     ThoughtStart,
     ToolCall,
+    ToolCallDelta,
+    ToolProgress,
     ToolResult,
     Usage,
 )
@@ -53,6 +64,24 @@ GOOD: list[Any] = [
     ErrorEvent("oops", code="c", detail={"d": 1}),
     Done(),
     Done(stop_reason="end_turn"),
+    SourceUrl("s1", "https://example.com/a", title="A"),
+    SourceUrl("s1", "https://example.com/a"),
+    SourceDocument("s2", "application/pdf", "Report", filename="r.pdf"),
+    SourceDocument("s2", "text/plain", ""),
+    ToolCallDelta("c", '{"ci', name="get_weather"),
+    ToolCallDelta("c", ""),
+    ToolProgress("c", {"percent": 50}),
+    ToolProgress("c"),
+    StateSnapshot(),
+    StateSnapshot({"count": 1}),
+    StateDelta(),
+    StateDelta([{"op": "replace", "path": "/count", "value": 2}]),
+    StepStart("plan"),
+    StepEnd("plan"),
+    AgentStart("researcher"),
+    AgentEnd("researcher", id="run-1"),
+    CustomEvent("acme.progress", {"done": 1}),
+    CustomEvent("acme.ping"),
 ]
 
 
@@ -88,6 +117,21 @@ BAD: list[tuple[Any, str]] = [
     (Usage(cost="1"), "Usage: cost must be a number"),  # type: ignore[arg-type]
     (ErrorEvent(None), "ErrorEvent: message must be a string"),  # type: ignore[arg-type]
     (Done(stop_reason=1), "Done: stop_reason must be"),  # type: ignore[arg-type]
+    (SourceUrl("", "https://x"), "SourceUrl: id and url"),
+    (SourceUrl("s", "https://x", title=3), "SourceUrl: title must be"),  # type: ignore[arg-type]
+    (SourceDocument("s", "", "t"), "SourceDocument: id and media_type"),
+    (SourceDocument("s", "a/b", None), "SourceDocument: title must be"),  # type: ignore[arg-type]
+    (ToolCallDelta("c", None), "ToolCallDelta: id must be"),  # type: ignore[arg-type]
+    (ToolCallDelta("c", "", name=1), "ToolCallDelta: name must be"),  # type: ignore[arg-type]
+    (ToolProgress(""), "ToolProgress: id must be"),
+    (StateDelta({"op": "add"}), "StateDelta: delta must be a list"),  # type: ignore[arg-type]
+    (StateDelta([{"op": "add"}]), "StateDelta: delta must be a list"),
+    (StepStart(""), "StepStart: name must be"),
+    (AgentStart("a", id=1), "AgentStart: name must be"),  # type: ignore[arg-type]
+    (CustomEvent("progress"), "CustomEvent: kind must be namespaced"),
+    (CustomEvent(".progress"), "CustomEvent: kind must be namespaced"),
+    (CustomEvent("acme. x"), "CustomEvent: kind must be namespaced"),
+    (CustomEvent(None), "CustomEvent: kind must be namespaced"),  # type: ignore[arg-type]
 ]
 
 

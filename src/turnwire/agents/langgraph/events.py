@@ -31,6 +31,8 @@ from turnwire.model import (
     MessageDelta,
     MessageEnd,
     MessageStart,
+    StepEnd,
+    StepStart,
     ThoughtDelta,
     ThoughtEnd,
     ThoughtStart,
@@ -57,6 +59,7 @@ class GraphEvents:
         self.calls: dict[str, ToolCall] = {}  # announced in this run, by turnwire id
         self.results: set[str] = set()
         self.interrupts: list[Any] = []
+        self._node: str | None = None  # the node whose step is open (its messages are streaming)
 
     def feed(self, mode: str, chunk: Any) -> list[Event]:
         if mode == "messages":
@@ -79,6 +82,13 @@ class GraphEvents:
             return []  # the whole message after its chunks: already sent
         self._streamed.add(key)
         out: list[Event] = []
+        node = metadata.get("langgraph_node")
+        if isinstance(node, str) and node and node != self._node:
+            # The node's first streamed message opens its step; its update closes it.
+            out += self.close()
+            out += self._end_step()
+            self._node = node
+            out.append(StepStart(name=node))
         for kind, text in _pieces(message):
             if not text:
                 continue
@@ -112,10 +122,21 @@ class GraphEvents:
             if node == INTERRUPT_KEY:
                 self.interrupts.extend(update or ())
                 continue
+            if node != self._node:  # a node that streamed no message: its step is its update
+                out += self._end_step()
+                self._node = node
+                out.append(StepStart(name=node))
             out.append(DataEvent(name="langgraph_node", data={"node": node}, transient=True))
             for message in _written_messages(update):
                 out += self._written(message)
+            out += self._end_step()
         return out
+
+    def _end_step(self) -> list[Event]:
+        if self._node is None:
+            return []
+        node, self._node = self._node, None
+        return [StepEnd(name=node)]
 
     def _written(self, message: BaseMessage) -> list[Event]:
         out: list[Event] = []
@@ -152,6 +173,7 @@ class GraphEvents:
         return ToolResult(id=call_id, name=name, output=text, data=data, is_error=failed)
 
     def close(self) -> list[Event]:
+        """The open text or thought part's end (the open step stays: its update closes it)."""
         if self._open is None:
             return []
         _, kind, part_id = self._open

@@ -89,7 +89,7 @@ class OpenAIAgentsAgent:
             finally:
                 if not result.is_complete:
                     result.cancel()  # a client that left: the model stream is closed
-            for out in [*reader.close(), *_usage(result, counted)]:
+            for out in [*reader.close(), *reader.end_agents(), *_usage(result, counted)]:
                 yield out
             if failed is not None:
                 yield _failure(failed, self.agent.model)

@@ -16,6 +16,8 @@ from turnwire.agents.chat_history import DENIED_TEXT
 from turnwire.agents.model_ids import ModelIds
 from turnwire.agents.tools import result_text
 from turnwire.model import (
+    AgentEnd,
+    AgentStart,
     DataEvent,
     Event,
     MessageDelta,
@@ -52,6 +54,7 @@ class RunEvents:
         self._open: tuple[str, str, str] | None = None  # (item id, kind, part id)
         self.results: set[str] = set()
         self.names: dict[str, str | None] = {}
+        self.handed_to: str | None = None  # the agent a handoff went to, speaking as a sub-agent
 
     def feed(self, event: Any) -> list[Event]:
         kind = getattr(event, "type", None)
@@ -63,7 +66,14 @@ class RunEvents:
             name = getattr(event.new_agent, "name", None)
             if name and name != self.agent_name:
                 self.agent_name = name
-                return [*self.close(), DataEvent(name="agent", data={"name": name})]
+                # The data event names the speaker on every wire (and in the store, as before);
+                # agent_end/agent_start bracket what the agent handed to says (AG-UI SUBAGENT_*).
+                out = [*self.close(), DataEvent(name="agent", data={"name": name})]
+                if self.handed_to is not None:
+                    out.append(AgentEnd(name=self.handed_to))
+                self.handed_to = name
+                out.append(AgentStart(name=name))
+                return out
         return []
 
     def _raw(self, data: Any) -> list[Event]:
@@ -112,6 +122,13 @@ class RunEvents:
                 result_of(call_id, self.names.get(call_id), output, call_id in self._denied),
             ]
         return []
+
+    def end_agents(self) -> list[Event]:
+        """The open handoff's ``agent_end`` (when the run is over)."""
+        if self.handed_to is None:
+            return []
+        name, self.handed_to = self.handed_to, None
+        return [AgentEnd(name=name)]
 
     def close(self) -> list[Event]:
         if self._open is None:

@@ -134,7 +134,7 @@ class OpenAIAgent:
             for _step in range(self.max_steps):
                 if gated:
                     break
-                reader = StepReader(prefix, *counts)
+                reader = StepReader(prefix, *counts, map_id=ids.from_model)
                 try:
                     with chat_span("openai", self.model) as model_call:  # a span when the turn is traced
                         stream = await self.client.chat.completions.create(

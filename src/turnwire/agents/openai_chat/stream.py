@@ -1,8 +1,9 @@
 """One streamed Chat Completions response as canonical events.
 
 ``StepReader.feed`` takes each chunk (an SDK ``ChatCompletionChunk``, or anything shaped like one)
-and returns the events it makes: text and reasoning deltas as they come, tool calls once the stream
-is over (their arguments arrive in pieces, several calls interleaved by ``index``).
+and returns the events it makes: text and reasoning deltas as they come, each tool call's
+arguments as ``ToolCallDelta`` pieces as they come (once the call's id and name are known; several
+calls interleave by ``index``), and the whole calls once the stream is over.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from turnwire.model import (
     ThoughtEnd,
     ThoughtStart,
     ToolCall,
+    ToolCallDelta,
     Usage,
 )
 
@@ -46,6 +48,8 @@ class PendingCall:
     id: str | None = None
     name: str = ""
     arguments: list[str] = field(default_factory=list)
+    streamed: int = -1
+    """How many argument pieces went out as ``ToolCallDelta`` (-1: the call is not opened yet)."""
 
     def parsed(self) -> Any:
         """The arguments as JSON; the raw text when it is not valid JSON (the tool then reports it)."""
@@ -73,12 +77,15 @@ class StepReader:
         "_thoughts",
         "calls",
         "finish_reason",
+        "map_id",
         "text",
         "usage",
     )
 
-    def __init__(self, prefix: str, messages: int = 0, thoughts: int = 0) -> None:
+    def __init__(self, prefix: str, messages: int = 0, thoughts: int = 0, map_id: Any = None) -> None:
         self._prefix = prefix
+        self.map_id = map_id
+        """The turnwire id of a model's call id (``ModelIds.from_model``); ``None``: no deltas."""
         self._messages = messages
         self._thoughts = thoughts
         self._text: str | None = None
@@ -148,8 +155,23 @@ class StepReader:
                             call.name += function.name
                         if function.arguments:
                             call.arguments.append(function.arguments)
+                    if self.map_id is not None and call.id and call.name:
+                        out += self._stream_call(call)
         if choice.finish_reason:
             self.finish_reason = choice.finish_reason
+        return out
+
+    def _stream_call(self, call: PendingCall) -> list[Event]:
+        """The call's argument pieces not sent yet; the first names the call (the name is taken
+        whole from the piece that brought the id, as OpenAI-compatible servers send it)."""
+        assert call.id is not None
+        out: list[Event] = []
+        call_id = self.map_id(call.id)
+        if call.streamed < 0:
+            out.append(ToolCallDelta(id=call_id, delta="".join(call.arguments), name=call.name))
+        else:
+            out.extend(ToolCallDelta(id=call_id, delta=p) for p in call.arguments[call.streamed :])
+        call.streamed = len(call.arguments)
         return out
 
     def close(self) -> list[Event]:

@@ -110,7 +110,7 @@ class PydanticAIAgent:
         """One pydantic-ai run as events; ``announced``: call ids not to announce again (pydantic-ai
         repeats the call event of a resumed deferred call, a client would reset its tool part);
         ``ids``: the model's names of the history's call ids."""
-        parts = Parts(str(user_turns(ctx.messages)))
+        parts = Parts(str(user_turns(ctx.messages)), ids.from_model)
         result: Any = None
         handle: Any = self.agent.run_stream_events(
             prompt,

@@ -17,6 +17,7 @@ from turnwire.model import (
     ThoughtDelta,
     ThoughtEnd,
     ThoughtStart,
+    ToolCallDelta,
     ToolResult,
     Usage,
 )
@@ -30,19 +31,27 @@ def args_of(part: Any) -> Any:
 
 
 class Parts:
-    """Text and thinking parts by pydantic-ai part index, with turnwire ids ``msg_<turn>_<k>``."""
+    """Text and thinking parts by pydantic-ai part index, with turnwire ids ``msg_<turn>_<k>``;
+    with ``map_id`` (the model's call id → turnwire's) also the tool calls' argument pieces as
+    ``ToolCallDelta`` (text pieces only: arguments a model gives as a dict arrive whole in the call)."""
 
-    __slots__ = ("_messages", "_open", "_prefix", "_thoughts")
+    __slots__ = ("_calls", "_map_id", "_messages", "_open", "_prefix", "_thoughts")
 
-    def __init__(self, prefix: str) -> None:
+    def __init__(self, prefix: str, map_id: Any = None) -> None:
         self._prefix = prefix
+        self._map_id = map_id
         self._messages = 0
         self._thoughts = 0
         self._open: dict[int, tuple[str, str]] = {}  # index → (kind, id)
+        self._calls: dict[int, str] = {}  # index → the streaming call's turnwire id
 
     def start(self, index: int, part: Any) -> list[Event]:
         out = self.end(index)
-        if isinstance(part, pm.TextPart):
+        if isinstance(part, pm.ToolCallPart) and self._map_id is not None and part.tool_call_id:
+            call_id = self._calls[index] = self._map_id(part.tool_call_id)
+            args = part.args if isinstance(part.args, str) else ""
+            out.append(ToolCallDelta(id=call_id, delta=args, name=part.tool_name or None))
+        elif isinstance(part, pm.TextPart):
             self._messages += 1
             part_id = f"msg_{self._prefix}_{self._messages}"
             self._open[index] = ("text", part_id)
@@ -61,6 +70,10 @@ class Parts:
     def delta(self, index: int, delta: Any) -> list[Event]:
         opened = self._open.get(index)
         if opened is None:
+            call_id = self._calls.get(index)
+            pieces = getattr(delta, "args_delta", None) if call_id is not None else None
+            if isinstance(delta, pm.ToolCallPartDelta) and isinstance(pieces, str) and pieces:
+                return [ToolCallDelta(id=call_id or "", delta=pieces)]
             return []
         kind, part_id = opened
         if kind == "text" and isinstance(delta, pm.TextPartDelta) and delta.content_delta:

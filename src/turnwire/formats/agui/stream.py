@@ -19,6 +19,13 @@ data / file                ``CUSTOM`` (``name`` = the data's name / ``file``); d
                            transient also as ``ACTIVITY_SNAPSHOT`` (an ``activity`` message, as in
                            the stored conversation)
 usage                      ``RUN_FINISHED.usage``
+tool call delta            ``TOOL_CALL_START`` at the first piece, ``TOOL_CALL_ARGS`` per piece; the
+                           call's ``tool call`` sends only ``TOOL_CALL_END``
+state snapshot / delta     ``STATE_SNAPSHOT`` / ``STATE_DELTA``
+step start / end           ``STEP_STARTED`` / ``STEP_FINISHED`` (the agent's step names)
+sub-agent start / end      ``SUBAGENT_STARTED`` / ``SUBAGENT_FINISHED`` (a run id per invocation)
+source, tool progress,     ``CUSTOM`` (``source_url``, ``source_document``, ``tool_progress``, or the
+custom                     custom event's kind)
 error                      ``RUN_ERROR`` at the end (instead of ``RUN_FINISHED``)
 (finish)                   ``RUN_FINISHED`` with ``outcome`` success / interrupt / cancelled
 =========================  ============================================================================
@@ -46,9 +53,13 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
 from turnwire.formats._function_calls import encode_arguments, encode_output
+from turnwire.formats.agui.agent_scopes import AgentScopes
 from turnwire.formats.agui.interrupts import interrupt_of
 from turnwire.interactions import tool_call_id_of, tool_input_of, tool_name_of
 from turnwire.model import (
+    AgentEnd,
+    AgentStart,
+    CustomEvent,
     DataEvent,
     Done,
     ErrorEvent,
@@ -61,11 +72,19 @@ from turnwire.model import (
     MessageEnd,
     MessageEvent,
     MessageStart,
+    SourceDocument,
+    SourceUrl,
+    StateDelta,
+    StateSnapshot,
+    StepEnd,
+    StepStart,
     Thought,
     ThoughtDelta,
     ThoughtEnd,
     ThoughtStart,
     ToolCall,
+    ToolCallDelta,
+    ToolProgress,
     ToolResult,
     Usage,
 )
@@ -75,9 +94,11 @@ AgUiEvent = dict[str, Any]
 UNKNOWN_TOOL: Final = "unknown_tool"
 DENIED_TEXT: Final = "Tool call execution denied."
 RUN_FAILED_TEXT: Final = "The agent run failed."
+PROTOCOL_VERSION: Final = "1.0"
+"""The AG-UI protocol version these events follow (``ag-ui-protocol`` 1.0.0's ``PROTOCOL_VERSION``)."""
 
 
-class AgUiStreamEncoder:
+class AgUiStreamEncoder(AgentScopes):
     """Encodes one run: ``start()``, ``encode(event)`` per event, then ``finish()`` exactly once.
 
     ``message_id``: the turn's stored message id, which names the run's messages (module docstring;
@@ -124,6 +145,10 @@ class AgUiStreamEncoder:
         self._parent_message: str | None = None
         self._started = False
         self._finished = False
+        self._streaming_calls: dict[str, None] = {}  # calls whose arguments are still streaming
+        self._agent_steps: dict[str, None] = {}  # the agent's own named steps still open
+        self._subagents: dict[str, str] = {}  # open sub-agents: the agent's id or name → run id
+        self._subagent_runs: set[str] = set()
 
     @property
     def finished(self) -> bool:
@@ -133,7 +158,12 @@ class AgUiStreamEncoder:
         if self._started:
             return []
         self._started = True
-        event: AgUiEvent = {"type": "RUN_STARTED", "threadId": self.thread_id, "runId": self.run_id}
+        event: AgUiEvent = {
+            "type": "RUN_STARTED",
+            "threadId": self.thread_id,
+            "runId": self.run_id,
+            "protocolVersion": PROTOCOL_VERSION,
+        }
         if self.parent_run_id:
             event["parentRunId"] = self.parent_run_id
         if self.input_messages:
@@ -162,6 +192,7 @@ class AgUiStreamEncoder:
         out = self.start()
         out += self._close_parts()
         out += self._close_step()
+        out += self._close_agent_scopes()
         self._finished = True
         reason = stop_reason if stop_reason is not None else self.stop_reason
         key = (reason or "").strip().lower()
@@ -220,7 +251,9 @@ class AgUiStreamEncoder:
         return [{"type": "STEP_FINISHED", "stepName": f"step-{self._step}"}]
 
     def _close_parts(self) -> list[AgUiEvent]:
-        out: list[AgUiEvent] = [{"type": "TEXT_MESSAGE_END", "messageId": i} for i in self._open_text]
+        out: list[AgUiEvent] = [{"type": "TOOL_CALL_END", "toolCallId": i} for i in self._streaming_calls]
+        self._streaming_calls.clear()
+        out += [{"type": "TEXT_MESSAGE_END", "messageId": i} for i in self._open_text]
         for i in self._open_reasoning:
             out += (
                 {"type": "REASONING_MESSAGE_END", "messageId": i},
@@ -336,9 +369,21 @@ class AgUiStreamEncoder:
 
     def announce_call(self, call_id: str, name: str | None, arguments: Any) -> list[AgUiEvent]:
         """``TOOL_CALL_START``/``_ARGS``/``_END`` for a call not yet sent in this run (else nothing:
-        a call that ended cannot take new arguments)."""
+        a call that ended cannot take new arguments). A call whose arguments streamed
+        (``tool_call_delta``) gets only its ``TOOL_CALL_END``: the client joined the pieces."""
+        if call_id in self._streaming_calls:
+            del self._streaming_calls[call_id]
+            return [{"type": "TOOL_CALL_END", "toolCallId": call_id}]
         if call_id in self.tool_names:
             return []
+        out = self._start_call(call_id, name)
+        out += (
+            {"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": encode_arguments(arguments)},
+            {"type": "TOOL_CALL_END", "toolCallId": call_id},
+        )
+        return out
+
+    def _start_call(self, call_id: str, name: str | None) -> list[AgUiEvent]:
         out = self._output()
         self.tool_names[call_id] = name or UNKNOWN_TOOL
         start: AgUiEvent = {
@@ -352,11 +397,21 @@ class AgUiStreamEncoder:
             # calls after it join it, as they do in the history.
             self._parent_message = self._new_id()
         start["parentMessageId"] = self._parent_message
-        out += (
-            start,
-            {"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": encode_arguments(arguments)},
-            {"type": "TOOL_CALL_END", "toolCallId": call_id},
-        )
+        out.append(start)
+        return out
+
+    def _tool_call_delta(self, event: ToolCallDelta) -> list[AgUiEvent]:
+        """``TOOL_CALL_START`` at the first piece, then a ``TOOL_CALL_ARGS`` per non-empty piece;
+        the call's ``tool_call`` ends it."""
+        call_id = event.id
+        out: list[AgUiEvent] = []
+        if call_id not in self._streaming_calls:
+            if call_id in self.tool_names or call_id in self.known_tool_call_ids:
+                return []  # the call ended (or the client holds it): it takes no more arguments
+            out = self._start_call(call_id, event.name)
+            self._streaming_calls[call_id] = None
+        if event.delta:
+            out.append({"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": event.delta})
         return out
 
     def _tool_call(self, event: ToolCall) -> list[AgUiEvent]:
@@ -474,4 +529,15 @@ _HANDLERS: Final[dict[type, Any]] = {
     Usage: AgUiStreamEncoder._usage,
     ErrorEvent: AgUiStreamEncoder._error_event,
     Done: AgUiStreamEncoder._done,
+    SourceUrl: AgUiStreamEncoder._source_url,
+    SourceDocument: AgUiStreamEncoder._source_document,
+    ToolCallDelta: AgUiStreamEncoder._tool_call_delta,
+    ToolProgress: AgUiStreamEncoder._tool_progress,
+    StateSnapshot: AgUiStreamEncoder._state_snapshot,
+    StateDelta: AgUiStreamEncoder._state_delta,
+    StepStart: AgUiStreamEncoder._step_start,
+    StepEnd: AgUiStreamEncoder._step_end,
+    AgentStart: AgUiStreamEncoder._agent_start,
+    AgentEnd: AgUiStreamEncoder._agent_end,
+    CustomEvent: AgUiStreamEncoder._custom,
 }

@@ -18,6 +18,11 @@ client tool request        ``function_call``: ``output_item.added``, ``function_
                            ``function_call_output``)
 approval request           ``mcp_approval_request`` (``id`` = the signed approval token):
                            ``output_item.added`` / ``.done``
+tool call delta            kept until the call is written: its ``*_arguments.delta`` events are the
+                           pieces when they join to the arguments' JSON text, else one delta
+source url / document      ``response.output_text.annotation.added`` on the message they precede or
+                           fall in (``url_citation`` / ``file_citation``, indices 0: a source is
+                           not tied to a span); sources after the last message are left out
 usage                      ``response.usage`` (input/output/total tokens)
 error                      the response ends ``failed`` with ``error``
 (finish)                   ``response.completed`` | ``response.failed`` | ``response.incomplete``
@@ -61,12 +66,15 @@ from turnwire.model import (
     MessageEnd,
     MessageEvent,
     MessageStart,
+    SourceDocument,
+    SourceUrl,
     Thought,
     ThoughtDelta,
     ThoughtEnd,
     ThoughtStart,
     ToolCall,
     ToolCallBlock,
+    ToolCallDelta,
     ToolResult,
     ToolResultBlock,
     Usage,
@@ -107,6 +115,8 @@ class ResponseEncoder:
         self._calls: dict[str, tuple[str | None, Any]] = {}
         self._written: set[str] = set()
         self._error: tuple[str, str | None] | None = None
+        self._pieces: dict[str, list[str]] = {}  # streamed argument pieces by call id
+        self._sources: list[dict[str, Any]] = []  # annotations waiting for the next message
         self._started = False
         self._finished = False
 
@@ -155,16 +165,16 @@ class ResponseEncoder:
         cls = type(event)
         if cls is MessageStart:
             out += self._open_text("message", event.id)  # type: ignore[union-attr]
-        elif cls is MessageDelta:
-            out += self._delta("message", event.id, event.delta)  # type: ignore[union-attr]
+        elif type(event) is MessageDelta:
+            out += self._delta("message", event.id, event.delta)
         elif cls is MessageEnd:
             out += self._close_if("message", event.id)  # type: ignore[union-attr]
         elif cls is MessageEvent:
             out += self._whole("message", event.text)  # type: ignore[union-attr]
         elif cls is ThoughtStart:
             out += self._open_text("reasoning", event.id)  # type: ignore[union-attr]
-        elif cls is ThoughtDelta:
-            out += self._delta("reasoning", event.id, event.delta)  # type: ignore[union-attr]
+        elif type(event) is ThoughtDelta:
+            out += self._delta("reasoning", event.id, event.delta)
         elif cls is ThoughtEnd:
             out += self._close_if("reasoning", event.id)  # type: ignore[union-attr]
         elif cls is Thought:
@@ -174,6 +184,11 @@ class ResponseEncoder:
                 self._calls[event.id] = (event.name, event.arguments)  # type: ignore[union-attr]
         elif cls is ToolResult:
             out += self._ran(event)  # type: ignore[arg-type]
+        elif type(event) is ToolCallDelta:
+            if event.id not in self._written:
+                self._pieces.setdefault(event.id, []).append(event.delta)
+        elif cls is SourceUrl or cls is SourceDocument:
+            out += self._source(event)  # type: ignore[arg-type]
         elif cls is InteractionRequest:
             out += self._request(event)  # type: ignore[arg-type]
         elif cls is Usage:
@@ -222,7 +237,7 @@ class ResponseEncoder:
             item = reasoning_item(self._item_id("rs"), [])
         index, added = self._add(item)
         out += added
-        self._open = {"kind": kind, "id": canonical_id, "index": index, "text": ""}
+        self._open = {"kind": kind, "id": canonical_id, "index": index, "text": "", "annotations": []}
         if kind == "message":
             out.append(
                 self._event(
@@ -233,6 +248,9 @@ class ResponseEncoder:
                     part=output_text(""),
                 )
             )
+            waiting, self._sources = self._sources, []
+            for annotation in waiting:
+                out += self._annotate(annotation)
         else:
             out.append(
                 self._event(
@@ -300,6 +318,8 @@ class ResponseEncoder:
         out: list[Frame] = []
         if current["kind"] == "message":
             part = output_text(text)
+            if current["annotations"]:
+                part["annotations"] = current["annotations"]
             item["content"] = [part]
             item["status"] = "completed"
             out.append(
@@ -345,6 +365,45 @@ class ResponseEncoder:
         out.append(self._done(index))
         return out
 
+    # ------------------------------------------------------------------ sources
+    def _source(self, event: SourceUrl | SourceDocument) -> list[Frame]:
+        annotation: dict[str, Any]
+        if isinstance(event, SourceUrl):
+            title = event.title or event.url
+            annotation = {"type": "url_citation", "url": event.url, "title": title, "start_index": 0}
+            annotation["end_index"] = 0
+        else:
+            filename = event.filename or event.title
+            annotation = {"type": "file_citation", "file_id": event.id, "filename": filename, "index": 0}
+        current = self._open
+        if current is None or current["kind"] != "message":
+            self._sources.append(annotation)
+            return []
+        return self._annotate(annotation)
+
+    def _annotate(self, annotation: dict[str, Any]) -> list[Frame]:
+        current = self._open
+        assert current is not None
+        annotations: list[dict[str, Any]] = current["annotations"]
+        annotations.append(annotation)
+        return [
+            self._event(
+                "response.output_text.annotation.added",
+                item_id=self.response["output"][current["index"]]["id"],
+                output_index=current["index"],
+                content_index=0,
+                annotation_index=len(annotations) - 1,
+                annotation=copy.deepcopy(annotation),
+            )
+        ]
+
+    def _argument_text(self, call_id: str, arguments: Any) -> tuple[str, list[str]]:
+        """The call's arguments text and the deltas that carry it: the streamed pieces when they
+        join to exactly that text (so the stored item and a reload read the same), else one."""
+        text = encode_arguments(arguments)
+        pieces = [p for p in self._pieces.pop(call_id, ()) if p]
+        return text, pieces if pieces and "".join(pieces) == text else [text]
+
     # ------------------------------------------------------------------ calls
     def _ran(self, event: ToolResult) -> list[Frame]:
         if not event.id or event.id in self._written:
@@ -381,9 +440,10 @@ class ResponseEncoder:
         item = mcp_call_item(call_id, name, arguments, label, status="in_progress", approval_request_id=token)
         index, added = self._add(item)
         out += added
-        args = encode_arguments(arguments)
+        args, deltas = self._argument_text(call_id, arguments)
         ids = {"item_id": call_id, "output_index": index}
-        out.append(self._event("response.mcp_call_arguments.delta", **ids, delta=args))
+        for delta in deltas:
+            out.append(self._event("response.mcp_call_arguments.delta", **ids, delta=delta))
         out.append(self._event("response.mcp_call_arguments.done", **ids, arguments=args))
         out.append(self._event("response.mcp_call.in_progress", **ids))
         final = mcp_call_item(
@@ -426,9 +486,10 @@ class ResponseEncoder:
         item = function_call_item(call_id, name, arguments, status="in_progress", raw="")
         index, added = self._add(item)
         out += added
-        args = encode_arguments(arguments)
+        args, deltas = self._argument_text(call_id, arguments)
         ids = {"item_id": item["id"], "output_index": index}
-        out.append(self._event("response.function_call_arguments.delta", **ids, delta=args))
+        for delta in deltas:
+            out.append(self._event("response.function_call_arguments.delta", **ids, delta=delta))
         out.append(
             self._event("response.function_call_arguments.done", **ids, name=name or "", arguments=args)
         )

@@ -18,6 +18,9 @@ from turnwire.formats.vercel.interaction_chunks import interaction_chunks
 from turnwire.formats.vercel.versions import ClientVersion
 from turnwire.model import (
     UNSET,
+    AgentEnd,
+    AgentStart,
+    CustomEvent,
     DataEvent,
     Done,
     ErrorEvent,
@@ -29,11 +32,19 @@ from turnwire.model import (
     MessageEnd,
     MessageEvent,
     MessageStart,
+    SourceDocument,
+    SourceUrl,
+    StateDelta,
+    StateSnapshot,
+    StepEnd,
+    StepStart,
     Thought,
     ThoughtDelta,
     ThoughtEnd,
     ThoughtStart,
     ToolCall,
+    ToolCallDelta,
+    ToolProgress,
     ToolResult,
     Usage,
 )
@@ -41,6 +52,7 @@ from turnwire.model import (
 Chunk = dict[str, Any]
 
 UNKNOWN_TOOL: Final = "unknown_tool"
+ABORT_REASON: Final = "The turn was stopped."
 _MCP_WRAPPER_KEYS: Final = frozenset(
     {"tool", "server", "name", "toolName", "serverName", "tool_name", "server_name"}
 )
@@ -173,6 +185,13 @@ class UIStreamEncoder:
         cancelled = reason is not None and reason.strip().lower() == "cancelled"
         if not self._content and not self._errored and not cancelled:
             chunks += error_pair("no_output", NO_OUTPUT_TEXT)
+        if cancelled:
+            # As the AI SDK's own streams say a stop (its onFinish reports isAborted); the reason
+            # is a v7 key (the strict v5/v6 schemas refuse it). ``finish`` still closes the stream.
+            abort: Chunk = {"type": "abort"}
+            if self.client_version is ClientVersion.V7:
+                abort["reason"] = ABORT_REASON
+            chunks.append(abort)
         finish: Chunk = {"type": "finish"}
         mapped = finish_reason(reason, self.client_version)
         if mapped is not None:
@@ -291,6 +310,33 @@ class UIStreamEncoder:
         self._content = True
         return chunks
 
+    def _tool_call_delta(self, event: ToolCallDelta) -> list[Chunk]:
+        """The call's arguments as they stream: ``tool-input-start`` at the first piece, then one
+        ``tool-input-delta`` per non-empty piece (the client parses the partial JSON); the call's
+        ``tool_call`` sends ``tool-input-available`` with the whole input."""
+        call_id = event.id
+        chunks: list[Chunk] = []
+        if call_id not in self.tool_names:
+            if call_id in self.known_tool_call_ids:
+                return []  # the client holds this call whole: no streaming into it
+            if self._step_has_output:
+                self._next_step(chunks)
+            name = self.tool_names[call_id] = event.name or UNKNOWN_TOOL
+            chunks.append({"type": "tool-input-start", "toolCallId": call_id, "toolName": name})
+            self._content = True
+        if event.delta:
+            chunks.append({"type": "tool-input-delta", "toolCallId": call_id, "inputTextDelta": event.delta})
+        return chunks
+
+    def _tool_progress(self, event: ToolProgress) -> list[Chunk]:
+        """A preliminary output: the client shows it until the result replaces it."""
+        if not self.has_call(event.id):
+            return []
+        self._content = True
+        chunk: Chunk = {"type": "tool-output-available", "toolCallId": event.id, "output": event.output}
+        chunk["preliminary"] = True
+        return [chunk]
+
     def has_call(self, call_id: str | None) -> bool:
         return call_id is not None and (call_id in self.tool_names or call_id in self.known_tool_call_ids)
 
@@ -354,6 +400,36 @@ class UIStreamEncoder:
         self._content = True
         return [{"type": "file", "url": event.url, "mediaType": event.media_type}]
 
+    def _source_url(self, event: SourceUrl) -> list[Chunk]:
+        chunk: Chunk = {"type": "source-url", "sourceId": event.id, "url": event.url}
+        if event.title is not None:
+            chunk["title"] = event.title
+        self._content = True
+        return [chunk]
+
+    def _source_document(self, event: SourceDocument) -> list[Chunk]:
+        chunk: Chunk = {
+            "type": "source-document",
+            "sourceId": event.id,
+            "mediaType": event.media_type,
+            "title": event.title,
+        }
+        if event.filename is not None:
+            chunk["filename"] = event.filename
+        self._content = True
+        return [chunk]
+
+    def _custom(self, event: CustomEvent) -> list[Chunk]:
+        """v7: a ``custom`` part, its data under ``providerMetadata.turnwire.data`` (the part keeps
+        only ``kind`` and ``providerMetadata``). Older clients reject ``custom``: a transient
+        ``data-custom{kind, data}`` (shown by ``onData``, no part)."""
+        if self.client_version is ClientVersion.V7:
+            chunk: Chunk = {"type": "custom", "kind": event.kind}
+            if event.data is not None:
+                chunk["providerMetadata"] = {"turnwire": {"data": event.data}}
+            return [chunk]
+        return [{"type": "data-custom", "data": {"kind": event.kind, "data": event.data}, "transient": True}]
+
     def _usage(self, event: Usage) -> list[Chunk]:
         usage = {
             k: v
@@ -401,4 +477,17 @@ _HANDLERS: Final[dict[type, Any]] = {
     Usage: UIStreamEncoder._usage,
     ErrorEvent: UIStreamEncoder._error,
     Done: UIStreamEncoder._done,
+    SourceUrl: UIStreamEncoder._source_url,
+    SourceDocument: UIStreamEncoder._source_document,
+    ToolCallDelta: UIStreamEncoder._tool_call_delta,
+    ToolProgress: UIStreamEncoder._tool_progress,
+    CustomEvent: UIStreamEncoder._custom,
+    # No UI Message Stream counterpart (see docs/vercel.md): the AI SDK's steps are its model
+    # calls (turnwire opens them itself), it has no shared state and no sub-agent frames.
+    StateSnapshot: UIStreamEncoder._ignore,
+    StateDelta: UIStreamEncoder._ignore,
+    StepStart: UIStreamEncoder._ignore,
+    StepEnd: UIStreamEncoder._ignore,
+    AgentStart: UIStreamEncoder._ignore,
+    AgentEnd: UIStreamEncoder._ignore,
 }

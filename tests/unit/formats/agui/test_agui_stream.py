@@ -53,7 +53,7 @@ def test_text_turn_has_the_exact_event_order() -> None:
         [MessageStart("m"), MessageDelta("m", "Hel"), MessageDelta("m", "lo"), MessageEnd("m")], "end_turn"
     )
     assert out == [
-        {"type": "RUN_STARTED", "threadId": "thread-1", "runId": "run-1"},
+        {"type": "RUN_STARTED", "threadId": "thread-1", "runId": "run-1", "protocolVersion": "1.0"},
         {"type": "STEP_STARTED", "stepName": "step-1"},
         {"type": "TEXT_MESSAGE_START", "messageId": "msg-t", "role": "assistant"},
         {"type": "TEXT_MESSAGE_CONTENT", "messageId": "msg-t", "delta": "Hel"},

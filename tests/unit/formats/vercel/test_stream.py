@@ -449,3 +449,14 @@ def test_no_chunk_has_an_unknown_type(version: ClientVersion) -> None:
     ]  # fmt: skip
     for chunk in run(events, "end_turn", client_version=version):
         assert chunk["type"] in known or chunk["type"].startswith("data-")
+
+
+def test_a_stopped_turn_says_abort_before_finish_with_its_reason_for_v7_only() -> None:
+    # The AI SDK's own streams end a stop with ``abort`` (reason: a v7 key; v5/v6 refuse it).
+    v7 = run([MessageEvent("partial")], "cancelled", client_version=ClientVersion.V7)
+    assert types(v7)[-3:] == ["finish-step", "abort", "finish"]
+    assert v7[-2] == {"type": "abort", "reason": "The turn was stopped."}
+    for version in (ClientVersion.DEFAULT, ClientVersion.V6, ClientVersion.V5):
+        out = run([MessageEvent("partial")], "cancelled", client_version=version)
+        assert out[-2] == {"type": "abort"}
+    assert "abort" not in types(run([MessageEvent("done")], "end_turn"))
