@@ -5,10 +5,11 @@ for all): pydantic-ai's ``VercelAIAdapter`` vs ``turnwire serve`` ``/chat``, pyd
 ``AGUIAdapter`` vs ``turnwire serve`` ``/agui``, and the same words from an executor behind
 a2a-sdk's own server classes (JSON-RPC routes, ``DefaultRequestHandlerV2``, ``InMemoryTaskStore``)
 vs ``turnwire serve``'s A2A door ``/a2a``, both answering ``SendStreamingMessage``
-(``peers_apps.py``; turnwire records every turn in SQLite, a fresh file per run). For each concurrency level the asyncio load generator (aiohttp)
-keeps that many turns in flight until the level's turns are done, each a new conversation, and
-records the time to the first body byte, whether the whole answer arrived (200 and the last word),
-the server's CPU time (``/proc``) and its peak RSS. Rounds alternate the order within each pair,
+(``peers_apps.py``; turnwire records every turn in SQLite, a fresh file per run). For each
+concurrency level the asyncio load generator (aiohttp) keeps that many turns in flight until
+the level's turns are done, each a new conversation, and records the time to the first body
+byte, whether the whole answer arrived (200 and the last word), the server's CPU time
+(``/proc``) and its peak RSS. Rounds alternate the order within each pair,
 so neither side always runs on a warmer or quieter machine; quote the ratios.
 
     bench/.venv/bin/python bench/peers.py [--levels 1,30,300] [--rounds 2] [--pairs vercel,agui,a2a]
@@ -141,7 +142,7 @@ def serving(server: Server) -> Iterator[tuple[str, int]]:
             server.command(port, workdir), cwd=BENCH, env=env, stdout=log, stderr=subprocess.STDOUT
         )
         try:
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + 120  # a loaded machine imports slowly
             while True:
                 if proc.poll() is not None:
                     raise RuntimeError(f"{server.name} exited: {(Path(workdir) / 'server.log').read_text()}")
