@@ -2,14 +2,17 @@
 
 Each pair is one wire served two ways, in its own uvicorn process on 127.0.0.1 (access log off
 for all): pydantic-ai's ``VercelAIAdapter`` vs ``turnwire serve`` ``/chat``, pydantic-ai's
-``AGUIAdapter`` vs ``turnwire serve`` ``/agui`` (``peers_apps.py``; turnwire records every turn in
-SQLite, a fresh file per run). For each concurrency level the asyncio load generator (aiohttp)
-keeps that many turns in flight until the level's turns are done, each a new conversation, and
-records the time to the first body byte, whether the whole answer arrived (200 and the last word),
-the server's CPU time (``/proc``) and its peak RSS. Rounds alternate the order within each pair,
+``AGUIAdapter`` vs ``turnwire serve`` ``/agui``, and the same words from an executor behind
+a2a-sdk's own server classes (JSON-RPC routes, ``DefaultRequestHandlerV2``, ``InMemoryTaskStore``)
+vs ``turnwire serve``'s A2A door ``/a2a``, both answering ``SendStreamingMessage``
+(``peers_apps.py``; turnwire records every turn in SQLite, a fresh file per run). For each
+concurrency level the asyncio load generator (aiohttp) keeps that many turns in flight until
+the level's turns are done, each a new conversation, and records the time to the first body
+byte, whether the whole answer arrived (200 and the last word), the server's CPU time
+(``/proc``) and its peak RSS. Rounds alternate the order within each pair,
 so neither side always runs on a warmer or quieter machine; quote the ratios.
 
-    bench/.venv/bin/python bench/peers.py [--levels 1,30,300] [--rounds 2] [--pairs vercel,agui]
+    bench/.venv/bin/python bench/peers.py [--levels 1,30,300] [--rounds 2] [--pairs vercel,agui,a2a]
         [--turns 1:40,30:300,300:600]
 
 Writes a Markdown table on stdout (``make bench`` saves it as ``out/peers.md``).
@@ -30,6 +33,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 import aiohttp
 import orjson
@@ -62,12 +66,23 @@ def agui_body() -> bytes:
     )
 
 
+def a2a_body() -> bytes:
+    """``SendStreamingMessage`` (v0.3 ``message/stream``) of a new task in a new context."""
+    message = {"messageId": uuid.uuid4().hex, "role": "ROLE_USER", "parts": [{"text": "hello"}]}
+    rpc = {"jsonrpc": "2.0", "id": uuid.uuid4().hex, "method": "SendStreamingMessage"}
+    return orjson.dumps({**rpc, "params": {"message": message}})
+
+
+A2A_HEADERS: Final = {"a2a-version": "1.0"}  # a2a-sdk's handler refuses a request without it (as 0.3)
+
+
 @dataclass(frozen=True)
 class Server:
     name: str
     path: str
     body: Callable[[], bytes]
     command: Callable[[int, str], list[str]]
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 def _uvicorn(app: str) -> Callable[[int, str], list[str]]:
@@ -93,6 +108,10 @@ PAIRS: dict[str, tuple[Server, Server]] = {
     "agui": (
         Server("pydantic-ai AGUIAdapter", "/agui", agui_body, _uvicorn("peers_apps:agui_app")),
         Server("turnwire /agui", "/agui", agui_body, _turnwire),
+    ),
+    "a2a": (
+        Server("a2a-sdk server", "/a2a", a2a_body, _uvicorn("peers_apps:a2a_app"), A2A_HEADERS),
+        Server("turnwire /a2a", "/a2a", a2a_body, _turnwire, A2A_HEADERS),
     ),
 }
 
@@ -123,7 +142,7 @@ def serving(server: Server) -> Iterator[tuple[str, int]]:
             server.command(port, workdir), cwd=BENCH, env=env, stdout=log, stderr=subprocess.STDOUT
         )
         try:
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + 120  # a loaded machine imports slowly
             while True:
                 if proc.poll() is not None:
                     raise RuntimeError(f"{server.name} exited: {(Path(workdir) / 'server.log').read_text()}")
@@ -140,12 +159,14 @@ def serving(server: Server) -> Iterator[tuple[str, int]]:
             log.close()
 
 
-async def one_turn(http: aiohttp.ClientSession, url: str, body: bytes) -> float | None:
+async def one_turn(
+    http: aiohttp.ClientSession, url: str, body: bytes, extra: dict[str, str] | None = None
+) -> float | None:
     """The first body byte's delay in ms, or ``None`` if the whole answer did not arrive."""
     start = time.perf_counter()
     first = None
     tail = b""
-    headers = {"content-type": "application/json", "accept": "text/event-stream"}
+    headers = {"content-type": "application/json", "accept": "text/event-stream", **(extra or {})}
     async with http.post(url, data=body, headers=headers) as response:
         async for chunk in response.content.iter_any():
             if first is None:
@@ -160,14 +181,14 @@ async def run_level(url: str, server: Server, level: int, turns: int) -> tuple[l
     connector = aiohttp.TCPConnector(limit=0, force_close=True)
     async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=300)) as http:
         for _ in range(min(5, turns)):  # warm-up: imports, first connections, the store's first file
-            await one_turn(http, url, server.body())
+            await one_turn(http, url, server.body(), server.headers)
         queue = iter(range(turns))
         out: list[float | None] = []
 
         async def worker() -> None:
             for _ in queue:
                 try:
-                    out.append(await one_turn(http, url, server.body()))
+                    out.append(await one_turn(http, url, server.body(), server.headers))
                 except (TimeoutError, aiohttp.ClientError):
                     out.append(None)
 

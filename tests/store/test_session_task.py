@@ -11,7 +11,7 @@ import pytest
 from turnwire.conversations.recording import TurnRecorder
 from turnwire.conversations.stored import open_conversation, task_for_session
 from turnwire.model import Event, Message, MessageDelta, MessageEnd, MessageStart, TextBlock
-from turnwire.store import ConflictError, SqlStore
+from turnwire.store import ConflictError, NotFoundError, SqlStore
 from turnwire.store.clock import MS, now_us, parse_time
 
 pytestmark = pytest.mark.anyio
@@ -128,3 +128,36 @@ async def test_a_burst_of_lookups_gives_each_session_what_one_lookup_would(store
     if store.db.dialect == "postgresql":
         # The lookups queued behind the first went out together; "new-a" again waited for its own.
         assert len(statements) <= 4, statements
+
+
+async def test_a_turns_new_session_does_not_wait_for_the_writer_thread(store: SqlStore) -> None:
+    # Under load the SQLite writer thread is always busy with other turns' flushes: a new session's
+    # task must not wait for it before the turn's first frame. Its row is written behind what was
+    # queued before and ahead of the turn's own writes; until then lookups here answer it.
+    if store.db.dialect != "sqlite":
+        pytest.skip("PostgreSQL finds or creates a session's task in one statement")
+    threads = store.db.threads
+    assert threads is not None
+    pause = await threads.pause()  # the writer thread stands still, as if busy
+    try:
+        found = await asyncio.wait_for(store.session_task_soon("fresh"), 2)
+        task_id = found.task["id"]
+        assert found.created and found.clock == 0 and found.task["name"] == "fresh"
+        again = await store.session_task_soon("fresh")
+        assert again.task == found.task and not again.created
+        assert await store.get_task(task_id) == found.task
+        assert await store.message_clock(task_id) == 0
+        with pytest.raises(NotFoundError):
+            await store.get_task(task_id, tenant="other")
+        written = asyncio.ensure_future(
+            store.create_messages(task_id, [{"type": "text", "author": "user", "content": "hi"}])
+        )
+        await asyncio.sleep(0.05)
+        assert not written.done()
+    finally:
+        pause.resume.set()
+    (message,) = await written  # after the task's row, which it needs
+    assert message["task_id"] == task_id
+    assert store.pending_task(task_id) is None
+    assert (await store.session_task("fresh")).task["id"] == task_id
+    assert [t["id"] for t in await store.list_tasks()] == [task_id]

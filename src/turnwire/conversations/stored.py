@@ -96,7 +96,9 @@ async def open_conversation(
     ``from_store=True``: ``messages`` are only the new ones; the agent runs on the stored
     conversation followed by them, which is the history a client sending everything would send.
     """
-    found = await store.session_task(session_id)
+    # The task's row need not be written before the turn's first frame: it is queued ahead of the
+    # turn's own writes (``Store.session_task_soon``).
+    found = await store.session_task_soon(session_id)
     # A task this call just created has nothing to read: whatever another request wrote since came
     # after this one's creation, so reading at creation time (empty) is as correct.
     current = [] if found.created else await read_conversation(store, found.task["id"])

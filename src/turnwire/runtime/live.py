@@ -231,6 +231,8 @@ class LiveTurn:
         try:
             if mirror is not None:
                 await _quietly(mirror.open(self.key, self.turn_id, self.wire))
+                for data in self.log.chunks:  # the opening ``begin`` logged before this task ran
+                    mirror.append(self.key, self.turn_id, data)
             async for data in body:
                 self.log.append(data)
                 if mirror is not None:
@@ -335,10 +337,15 @@ class LiveTurns:
         detached: bool,
         idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
         wire: str = "",
+        opening: bytes = b"",
     ) -> LiveTurn:
         """Start driving ``body`` (``run``'s encoded stream, ``wire`` naming its form) into a new
-        live turn of ``key``."""
+        live turn of ``key``. ``opening``: the stream's first bytes, already made (what ``body``
+        yields after them follows): in the log at once, so a reader that follows the turn now
+        sends them without waiting for the turn's task to be scheduled."""
         turn = LiveTurn(self, key, turn_id, run, detached=detached, idle_timeout=idle_timeout, wire=wire)
+        if opening:
+            turn.log.chunks.append(opening)
         self._turns[key] = turn
         task = asyncio.get_running_loop().create_task(turn._drive(body), name=f"turnwire-turn-{turn_id}")
         turn.task = task

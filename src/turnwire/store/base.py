@@ -136,6 +136,10 @@ class Store(Protocol):
         else a new task of that name; whether this call created it, and its message clock.
         ``ConflictError`` if the name belongs to a deleted task."""
 
+    async def session_task_soon(self, session_id: str, *, tenant: str = "") -> SessionTask:
+        """``session_task`` for a turn about to start: a new task's row may be written after this
+        returns, ahead of every write queued after it (SQLite; see ``SqlStore``)."""
+
     async def get_task(self, task_id: str, *, tenant: str | None = None) -> dict[str, Any]:
         """The task; ``NotFoundError`` if missing, deleted or not ``tenant``'s (``None``: any)."""
 

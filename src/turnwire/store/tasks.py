@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import sqlite3
 import uuid
 from typing import Any
@@ -22,6 +24,7 @@ from turnwire.store.pg_sessions import PgSessions
 from turnwire.store.schema import tasks
 
 T = tasks.c
+log = logging.getLogger("turnwire.store")
 _SELECT = sa.select(
     T.id, T.name, T.status, T.status_reason, T.params, T.task_metadata, T.created_at, T.updated_at
 )
@@ -108,6 +111,24 @@ def _find_or_create_sqlite(
     return found
 
 
+def _created(
+    creating: dict[tuple[str, str], dict[str, Any]],
+    ids: dict[str, tuple[str, str]],
+    key: tuple[str, str],
+    task_id: str,
+    fut: Any,
+) -> None:
+    """``session_task_soon``'s write is done: forget it; log it if it did not create ``task_id``."""
+    del creating[key], ids[task_id]
+    if fut.cancelled():
+        return
+    exc = fut.exception()
+    if exc is not None:
+        log.error("creating task %s of session %r failed: %r; its turn is not stored", task_id, key[1], exc)
+    elif fut.result() is not None:
+        log.error("session %r was created elsewhere first: turn on task %s not stored", key[1], task_id)
+
+
 def _dump(value: Any) -> str | None:
     return None if value is None else orjson.dumps(value).decode()
 
@@ -120,6 +141,18 @@ def _of(tenant: str | None) -> list[Any]:
 class TaskQueries:
     db: Database
     _pg_sessions: PgSessions | None = None
+    _creating: dict[tuple[str, str], dict[str, Any]] | None = None
+    """SQLite: the sessions' tasks ``session_task_soon`` queued and not yet written, by (tenant, name)."""
+    _creating_ids: dict[str, tuple[str, str]] | None = None
+    """The same, by task id: its (tenant, name)."""
+
+    def pending_task(self, task_id: str, tenant: str | None = None) -> dict[str, Any] | None:
+        """A task ``session_task_soon`` queued that is not written yet (``None``: no such task, or
+        another tenant's): lookups by id answer it meanwhile, as if it were written."""
+        key = self._creating_ids.get(task_id) if self._creating_ids else None
+        if key is None or (tenant is not None and key[0] != tenant) or self._creating is None:
+            return None
+        return dict(self._creating[key])
 
     async def _idempotent(self, scope: str, idem: Idempotency | None, work: Any) -> Any:
         raise NotImplementedError  # provided by SqlStore
@@ -208,6 +241,40 @@ class TaskQueries:
                 return SessionTask(_task(new), True, 0)
         return SessionTask(_task(found), False, found[8])
 
+    async def session_task_soon(self, session_id: str, *, tenant: str = "") -> SessionTask:
+        """``session_task`` for a turn about to start, which need not wait for a new task's row.
+
+        SQLite: a task not found by the lookup is created by a quick write unit queued now and not
+        waited for — behind whatever this process queued before it and ahead of every write queued
+        after it (``sqlite_threads`` keeps that order), so the turn's own writes, which follow,
+        find it; the turn's first frame does not wait for the writer thread (busy with other
+        turns' flushes under load). Until it is written, a lookup of the same session here answers
+        the same task (one task per session, as ``session_task``). If the write fails (or another
+        process created the session meanwhile), it is logged, and the turn's writes fail on the
+        missing task: its stream ends with its format's error frame (``TurnNotStored``), never
+        as a stored turn. PostgreSQL: ``session_task`` (one statement)."""
+        if self.db.dialect != "sqlite":
+            return await self.session_task(session_id, tenant=tenant)
+        rows = self.db.sqlite_read_now(_fetch, _SESSION_SQLITE, (session_id, session_id, tenant))
+        found = _pick_session(rows, session_id)
+        if found is not None:
+            return SessionTask(_task(found), False, found[8])
+        if self._creating is None or self._creating_ids is None:
+            self._creating, self._creating_ids = {}, {}
+        creating, ids = self._creating, self._creating_ids
+        key = (tenant, session_id)
+        pending = creating.get(key)
+        if pending is not None:
+            return SessionTask(dict(pending), False, 0)
+        now = now_us()
+        task_id = str(uuid.uuid4())
+        task = _task((task_id, session_id, "RUNNING", None, None, None, now, now))
+        creating[key], ids[task_id] = task, key
+        write = self.db.sqlite_write(_find_or_create_sqlite, session_id, tenant, task_id, now, quick=True)
+        unit = asyncio.ensure_future(write)  # already a future: returned as it is
+        unit.add_done_callback(lambda fut: _created(creating, ids, key, task_id, fut))
+        return SessionTask(dict(task), True, 0)
+
     async def _session_pg_alone(self, session_id: str, tenant: str, task_id: str, now: int) -> list[Any]:
         return await self.db.pg_fetch(_SESSION_PG_CREATE, session_id, tenant, task_id, now)
 
@@ -223,6 +290,8 @@ class TaskQueries:
                 rows = self.db.sqlite_read_now(_fetch, _GET_SQLITE, (task_id,))
             else:
                 rows = self.db.sqlite_read_now(_fetch, _GET_OF_SQLITE, (task_id, tenant))
+            if not rows and (pending := self.pending_task(task_id, tenant)) is not None:
+                return pending
             if not rows or rows[0][2] == "DELETED":
                 raise NotFoundError(task_id)
             return _task(rows[0])

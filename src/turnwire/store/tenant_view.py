@@ -105,6 +105,11 @@ class TenantStore:
         self._note(found.task)
         return found
 
+    async def session_task_soon(self, session_id: str) -> SessionTask:
+        found = await self.inner.session_task_soon(session_id, tenant=self.tenant)
+        self._note(found.task)
+        return found
+
     async def get_task(self, task_id: str) -> dict[str, Any]:
         return self._note(await self.inner.get_task(task_id, tenant=self.tenant))
 

@@ -175,3 +175,23 @@ async def test_a_follow_with_keepalive_sends_it_after_silence_and_chunks_in_betw
     live = turns.begin("k", "t", None, body(), detached=False)
     got = [chunk async for chunk in live.follow(0.03, b":ka;")]
     assert got[0] == b"one;" and got[-1] == b"two;" and b":ka;" in got[1:-1]
+
+
+async def test_a_turns_opening_is_read_before_its_task_has_run() -> None:
+    # The first byte of a busy server must not wait for the turn's task to be scheduled, then for
+    # its reader to be woken: the opening is in the log when ``begin`` returns.
+    ran: list[bool] = []
+
+    async def body() -> AsyncIterator[bytes]:
+        ran.append(True)
+        yield b"rest"
+
+    live = LiveTurns().begin("k", "t1", Run(), body(), detached=True, opening=b"open")
+    reader = live.follow()
+    step = reader.__anext__().__await__()
+    with pytest.raises(StopIteration) as first:  # done at its first step: no wait on the loop
+        step.send(None)
+    assert first.value.value == b"open" and not ran
+    assert [c async for c in reader] == [b"rest"]
+    # A reader that comes later replays the opening first, like every other chunk.
+    assert [c async for c in live.follow()] == [b"openrest"]

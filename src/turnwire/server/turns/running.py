@@ -24,7 +24,7 @@ from turnwire.server.context import AppContext
 from turnwire.server.http.errors import RequestError
 from turnwire.server.http.negotiation import Transport
 from turnwire.server.turns.pipeline import StartedTurn, session_scope
-from turnwire.server.turns.streaming import cancel_on_shutdown, stream_response
+from turnwire.server.turns.streaming import StreamBody, cancel_on_shutdown, stream_response
 
 ON_DISCONNECT_HEADER: Final = "x-ag-on-disconnect"
 CANCEL: Final = "cancel"
@@ -75,7 +75,11 @@ def serve_turn(
     keepalive: bytes = SSE_KEEPALIVE,
 ) -> StreamingResponse:
     """Answer ``turn`` with ``body`` (its framed stream, no keepalives) through its live log: the
-    turn runs in a task of its own and this response is its first reader (``keepalive`` on SSE)."""
+    turn runs in a task of its own and this response is its first reader (``keepalive`` on SSE).
+    A ``stream_body`` hands its opening frames to the log at once: the response sends them in the
+    request's own task, before the turn's task has run (one turn of a busy event loop fewer, two
+    with the wake-up of the reader, before the first byte)."""
+    opening = body.take_opening() if isinstance(body, StreamBody) else b""
     live = app.turns.begin(
         live_key(app, turn.session_id),
         turn.trace_id,
@@ -84,6 +88,7 @@ def serve_turn(
         detached=detached,
         idle_timeout=app.settings.detached_turn_seconds,
         wire=wire,
+        opening=opening,
     )
     if transport is not Transport.SSE:
         keepalive = b""

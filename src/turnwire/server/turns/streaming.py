@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Final
 
 from starlette.responses import StreamingResponse
@@ -37,7 +37,7 @@ SSE_HEADERS: Final = {"cache-control": "no-cache", "x-accel-buffering": "no"}
 """Streams must reach the client chunk by chunk: no proxy buffering, no caching."""
 
 
-async def stream_body(
+def stream_body(
     run: EventRun,
     encoder: StreamEncoder,
     transport: Transport,
@@ -45,7 +45,7 @@ async def stream_body(
     keepalive: float | None = None,
     trailer: bytes = b"",
     event_ids: str | None = None,
-) -> AsyncIterator[bytes]:
+) -> StreamBody:
     """The response body for ``run``: encoded, framed, with keepalives (SSE only) and a trailer.
     With ``event_ids`` (SSE only), every event carries the id ``<event_ids>:<n>``, n counting from 1,
     and keepalives are ``SSE_KEEPALIVE_LINE``.
@@ -56,14 +56,59 @@ async def stream_body(
     raises (the runner should never let it) still ends properly: the encoder's closing frames
     report the failure, then ``trailer``. If the client goes away, the iteration is cancelled and
     ``run`` is closed, which cancels the agent.
+
+    The encoder's opening frames are made here, at once: they depend on no event, and a live turn
+    takes them (``StreamBody.take_opening``) into its log before its task first runs, so its
+    first reader sends them without waiting for that task's first turn of the event loop.
     """
+    sse = transport is Transport.SSE
+    frame = (sse_frame if event_ids is None else sse_numbered_frames(event_ids)) if sse else ndjson_frame
+    body = StreamBody([frame(f) for f in encoder.start()])
+    body.rest = _rest(body, run, encoder, frame, keepalive if sse else None, trailer, event_ids)
+    return body
+
+
+class StreamBody:
+    """What ``stream_body`` answers: an async iterator of the body's bytes, whose opening frames
+    (``opening``) are already made. ``take_opening`` hands them out once, as one ``bytes``; the
+    iteration then starts after them. Iterating it is iterating one async generator (no wrapper
+    per chunk)."""
+
+    __slots__ = ("opening", "rest")
+
+    def __init__(self, opening: list[bytes]) -> None:
+        self.opening = opening
+        self.rest: AsyncGenerator[bytes, None]
+
+    def take_opening(self) -> bytes:
+        opening, self.opening = self.opening, []
+        return b"".join(opening)
+
+    def __aiter__(self) -> AsyncGenerator[bytes, None]:
+        return self.rest
+
+    def __anext__(self) -> Awaitable[bytes]:
+        return self.rest.__anext__()
+
+    async def aclose(self) -> None:
+        await self.rest.aclose()
+
+
+async def _rest(
+    body: StreamBody,
+    run: EventRun,
+    encoder: StreamEncoder,
+    frame: Callable[[Any], bytes],
+    keepalive: float | None,
+    trailer: bytes,
+    event_ids: str | None,
+) -> AsyncGenerator[bytes, None]:
     with cancel_on_shutdown(run):
-        sse = transport is Transport.SSE
-        frame = (sse_frame if event_ids is None else sse_numbered_frames(event_ids)) if sse else ndjson_frame
+        for data in body.opening:  # not taken by a live turn: they go out first, one by one
+            yield data
+        body.opening = []
         keepalive_bytes = SSE_KEEPALIVE if event_ids is None else SSE_KEEPALIVE_LINE
-        for f in encoder.start():
-            yield frame(f)
-        interval = keepalive if sse and keepalive is not None and keepalive > 0 else None
+        interval = keepalive if keepalive is not None and keepalive > 0 else None
         to_bytes = _bytes_of(encoder, frame)
         pull = run.pull
         error: str | None = None
@@ -90,9 +135,9 @@ async def stream_body(
                     if event is None:
                         break
                     out.append(to_bytes(event))
-                body = out[0] if len(out) == 1 else b"".join(out)
-                if body:
-                    yield body
+                body_bytes = out[0] if len(out) == 1 else b"".join(out)
+                if body_bytes:
+                    yield body_bytes
         except TurnNotStored as exc:  # the turn ran, but what it said is not in the conversation
             error = f"{exc} (logged on the server with request id {log_failure(exc, 'storing a turn')})"
         except Exception as exc:  # the runner's contract was broken: still end the stream properly

@@ -240,3 +240,16 @@ async def test_cancelling_the_consumer_cancels_the_agent() -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert seen == ["cancelled"]
+
+
+async def test_a_live_turn_takes_the_opening_frames_and_the_body_follows_them() -> None:
+    def body() -> Any:
+        encoder = UIStreamEncoder("m-1", "s")
+        return stream_body(_BareRun(busy_turn(5)), encoder, Transport.SSE, trailer=SSE_DONE)
+
+    whole = b"".join(await bodies(body()))
+    stream = body()
+    opening = stream.take_opening()
+    assert opening and opening == b"".join(sse_frame(f) for f in UIStreamEncoder("m-1", "s").start())
+    assert stream.take_opening() == b""  # handed out once
+    assert opening + b"".join(await bodies(stream)) == whole

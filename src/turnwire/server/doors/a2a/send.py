@@ -270,10 +270,14 @@ def _refused(exc: RequestError) -> RpcError:
 def run_live(app: AppContext, started: TaskTurn, *, detached: bool) -> Any:
     """Drive the turn as a live turn whose log holds its ``StreamResponse`` events as SSE."""
     turn = started.turn
-    body = stream_body(turn.events, started.encoder, Transport.SSE)
+    frames = stream_body(turn.events, started.encoder, Transport.SSE)
     patterns = app.settings.a2a_push_allow
-    if patterns:
-        body = push.tapped(body, app.store, app.tenant, started.task_id, patterns)
+    body: AsyncIterator[bytes] = frames
+    opening = b""
+    if patterns:  # the webhooks get every event, the opening ones too
+        body = push.tapped(frames, app.store, app.tenant, started.task_id, patterns)
+    else:  # in the log at once: the first reader sends them without waiting (``serve_turn``)
+        opening = frames.take_opening()
     return app.turns.begin(
         live_key(app, turn.session_id),
         turn.trace_id,
@@ -282,6 +286,7 @@ def run_live(app: AppContext, started: TaskTurn, *, detached: bool) -> Any:
         detached=detached,
         idle_timeout=app.settings.detached_turn_seconds,
         wire=wire_of(started.key),
+        opening=opening,
     )
 
 

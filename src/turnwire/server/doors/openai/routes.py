@@ -222,6 +222,7 @@ async def _complete(request: Request, app: AppContext) -> Response:
         encoder = ChatChunkEncoder(
             completion_id, chat.model, created, include_usage=chat.include_usage, session_id=turn.session_id
         )
+        stream: AsyncIterator[bytes]
         if sent is None:
             stream = stream_body(turn.events, encoder, Transport.SSE, trailer=SSE_DONE)
         else:
