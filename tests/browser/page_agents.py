@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import struct
+import threading
 import zlib
 from collections.abc import AsyncIterator
 
 from turnwire.agents import builtin_agents
-from turnwire.model import Done, Event, FileEvent, MessageEvent
+from turnwire.model import Done, Event, FileEvent, MessageDelta, MessageEnd, MessageEvent, MessageStart
 from turnwire.runtime import Agent, TurnContext
 
 
@@ -40,9 +42,32 @@ async def shout(ctx: TurnContext) -> AsyncIterator[Event]:
     yield Done(stop_reason="end_turn")
 
 
+PAUSE = "⏸"
+"""In a message to ``parrot``: the reply stops here until a test sets ``PAUSE_GATE``."""
+
+PAUSE_GATE = threading.Event()
+
+
 async def parrot(ctx: TurnContext) -> AsyncIterator[Event]:
-    """Answers with the last user message, word for word (to show Markdown as a model would send it)."""
-    yield MessageEvent(text=ctx.last_user_text())
+    """Answers with the last user message, word for word (to show Markdown as a model would send it).
+
+    A message with ``PAUSE`` in it is answered in two deltas: the part before it, then (once a test
+    sets ``PAUSE_GATE``, or after 10 s) the rest, so a test can look at a half-written reply.
+    """
+    text = ctx.last_user_text()
+    if PAUSE not in text:
+        yield MessageEvent(text=text)
+        yield Done(stop_reason="end_turn")
+        return
+    first, _, rest = text.partition(PAUSE)
+    yield MessageStart(id="m1")
+    yield MessageDelta(id="m1", delta=first)
+    for _ in range(500):
+        if PAUSE_GATE.is_set():
+            break
+        await asyncio.sleep(0.02)
+    yield MessageDelta(id="m1", delta=rest)
+    yield MessageEnd(id="m1")
     yield Done(stop_reason="end_turn")
 
 

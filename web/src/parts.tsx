@@ -192,7 +192,11 @@ export function PartView({
 }): JSX.Element | null {
   if (part.type === 'text') {
     // The user's own words are shown as typed; the assistant's are Markdown.
-    return role === 'user' ? <p class="user-text">{part.text}</p> : <Markdown text={part.text} />;
+    return role === 'user' ? (
+      <p class="user-text">{part.text}</p>
+    ) : (
+      <Markdown text={part.text} streaming={streaming && part.state === 'streaming'} />
+    );
   }
   if (part.type === 'reasoning') {
     const live = streaming && part.state === 'streaming';
