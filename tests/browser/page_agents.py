@@ -10,7 +10,17 @@ import zlib
 from collections.abc import AsyncIterator
 
 from turnwire.agents import builtin_agents
-from turnwire.model import Done, Event, FileEvent, MessageDelta, MessageEnd, MessageEvent, MessageStart
+from turnwire.model import (
+    Done,
+    Event,
+    FileEvent,
+    MessageDelta,
+    MessageEnd,
+    MessageEvent,
+    MessageStart,
+    ToolCall,
+    ToolResult,
+)
 from turnwire.runtime import Agent, TurnContext
 
 
@@ -76,6 +86,21 @@ async def painter(ctx: TurnContext) -> AsyncIterator[Event]:
     yield FileEvent(url=RED_PNG, media_type="image/png")
     yield MessageEvent(text="Here is a red picture.")
     yield Done(stop_reason="end_turn")
+
+
+async def searcher(ctx: TurnContext) -> AsyncIterator[Event]:
+    """Calls a ``search`` tool that returns 40 results, then answers in one sentence."""
+    query = ctx.last_user_text()
+    results = [{"rank": i, "title": f"Result {i} for {query}", "url": f"https://example.com/{i}"} for i in range(1, 41)]
+    yield ToolCall(id="call_search", name="search", input={"query": query})
+    yield ToolResult(id="call_search", name="search", output=results)
+    yield MessageEvent(text=f"I found {len(results)} results for {query}.")
+    yield Done(stop_reason="end_turn")
+
+
+def more_page_test_agents() -> dict[str, Agent]:
+    """The agents of ``page_test_agents`` and more, for tests that need a second server."""
+    return {**page_test_agents(), "searcher": searcher}
 
 
 def page_test_agents() -> dict[str, Agent]:
