@@ -2,7 +2,9 @@
 import { generateId, type UIMessage } from 'ai';
 import type { JSX } from 'preact';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { currentKeyQuestion, onKeyQuestion } from './api';
+import { currentKeyQuestion, HttpError, onKeyQuestion } from './api';
+import { type Alternatives, alternatives, type Branch, chosenBranch, readBranches } from './branches';
+import { CopyButton } from './copy';
 import { PageChat } from './chat';
 import { type PartActions, PartView } from './parts';
 import {
@@ -287,32 +289,152 @@ function Composer({
   );
 }
 
+/** What the user may do with a message besides reading it. */
+interface MessageTools {
+  alternatives: Alternatives | null;
+  /** Show another branch (a leaf of `alternatives.leaves`). */
+  switchTo: (leaf: string) => void;
+  /** Present when the answer may be asked for again (the last one, nothing running). */
+  regenerate?: () => void;
+  /** Present when the message may be edited and sent again (a user's, nothing running). */
+  edit?: (text: string) => void;
+}
+
+function messageText(message: UIMessage): string {
+  return message.parts
+    .map((p) => (p.type === 'text' ? p.text : ''))
+    .filter((t) => t)
+    .join('\n\n');
+}
+
+function BranchSwitch({ alt, switchTo }: { alt: Alternatives; switchTo: (leaf: string) => void }): JSX.Element {
+  return (
+    <span class="branch-switch" role="group" aria-label="Branches">
+      <button
+        type="button"
+        class="icon-button"
+        aria-label="Previous branch"
+        disabled={alt.index === 0}
+        onClick={() => switchTo(alt.leaves[alt.index - 1])}
+      >
+        ‹
+      </button>
+      <span class="branch-count">
+        {alt.index + 1} / {alt.count}
+      </span>
+      <button
+        type="button"
+        class="icon-button"
+        aria-label="Next branch"
+        disabled={alt.index === alt.count - 1}
+        onClick={() => switchTo(alt.leaves[alt.index + 1])}
+      >
+        ›
+      </button>
+    </span>
+  );
+}
+
+function EditForm({ text, onSend, onCancel }: { text: string; onSend: (text: string) => void; onCancel: () => void }): JSX.Element {
+  const [value, setValue] = useState(text);
+  const box = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    box.current?.focus();
+    box.current?.setSelectionRange(value.length, value.length);
+  }, []);
+  return (
+    <form
+      class="edit-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (value.trim()) onSend(value);
+      }}
+    >
+      <textarea
+        ref={box}
+        aria-label="Edit your message"
+        rows={Math.min(8, value.split('\n').length + 1)}
+        value={value}
+        onInput={(e) => setValue((e.target as HTMLTextAreaElement).value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') {
+            e.preventDefault();
+            onCancel();
+          } else if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+            e.preventDefault();
+            if (value.trim()) onSend(value);
+          }
+        }}
+      />
+      <div class="edit-buttons">
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="submit" class="primary" disabled={!value.trim()}>
+          Save and send
+        </button>
+      </div>
+    </form>
+  );
+}
+
 function Message({
   message,
   streaming,
   stopped,
   actions,
+  tools,
 }: {
   message: UIMessage;
   streaming: boolean;
   stopped: boolean;
   actions: PartActions;
+  tools: MessageTools;
 }): JSX.Element {
+  const [editing, setEditing] = useState(false);
+  const text = messageText(message);
   return (
     <article class={`msg ${message.role}`} data-message-id={message.id} aria-label={`${message.role} message`}>
-      <div class="bubble">
-        {message.parts.map((part, i) => (
-          <PartView key={i} part={part} role={message.role} streaming={streaming} actions={actions} />
-        ))}
-        {streaming && message.parts.every((p) => p.type === 'step-start') && (
-          <span class="typing" aria-label="The agent is answering">
-            <i />
-            <i />
-            <i />
-          </span>
-        )}
-        {stopped && <div class="note">You stopped this answer.</div>}
-      </div>
+      {editing && tools.edit ? (
+        <EditForm
+          text={text}
+          onCancel={() => setEditing(false)}
+          onSend={(t) => {
+            setEditing(false);
+            tools.edit?.(t);
+          }}
+        />
+      ) : (
+        <div class="bubble">
+          {message.parts.map((part, i) => (
+            <PartView key={i} part={part} role={message.role} streaming={streaming} actions={actions} />
+          ))}
+          {streaming && message.parts.every((p) => p.type === 'step-start') && (
+            <span class="typing" aria-label="The agent is answering">
+              <i />
+              <i />
+              <i />
+            </span>
+          )}
+          {stopped && <div class="note">You stopped this answer.</div>}
+        </div>
+      )}
+      {!streaming && !editing && (
+        <div class="msg-actions">
+          {tools.alternatives && <BranchSwitch alt={tools.alternatives} switchTo={tools.switchTo} />}
+          {text && <CopyButton text={text} label="Copy" />}
+          {tools.edit && (
+            <button type="button" class="icon-button" aria-label="Edit message" title="Edit message" onClick={() => setEditing(true)}>
+              Edit
+            </button>
+          )}
+          {tools.regenerate && (
+            <button type="button" class="icon-button" aria-label="Regenerate" title="Regenerate" onClick={tools.regenerate}>
+              Regenerate
+            </button>
+          )}
+        </div>
+      )}
     </article>
   );
 }
@@ -341,11 +463,16 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
   const [agent, setAgent] = useState(defaultAgent);
   const [chat, setChat] = useState<PageChat | null>(null);
   const [tasks, setTasks] = useState<TaskRow[]>([]);
+  // Every branch of the open conversation, when it has several (for the ‹ 2 / 3 › switches).
+  const [branches, setBranches] = useState<Branch[]>([]);
   const [problem, setProblem] = useState<string | null>(null);
   const [sidebarOpen, setSidebarOpen] = useState(false);
   const log = useRef<HTMLDivElement>(null);
   const stickToBottom = useRef(true);
   const opening = useRef(0);
+  const openedFor = useRef(0);
+  const chatRef = useRef<PageChat | null>(null);
+  chatRef.current = chat;
   // While another conversation loads, the one still shown takes no message: it would go to the wrong
   // conversation (e.g. typed right after a hash change, before the stored history has arrived).
   const [loading, setLoading] = useState(false);
@@ -366,15 +493,27 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
       setProblem(null);
       const id = chatId ?? newChatId();
       let messages: UIMessage[] = [];
+      let found: Branch[] = [];
+      // The branch shown last time (a reload shows it again), else the latest.
+      const leaf = chatId ? chosenBranch.get(chatId) : undefined;
       if (chatId) {
         try {
-          messages = await storedMessages(chatId);
+          messages = await storedMessages(chatId, leaf).catch((error) => {
+            if (leaf && error instanceof HttpError && error.status === 400) {
+              chosenBranch.set(chatId, null); // that branch is gone: show the latest
+              return storedMessages(chatId);
+            }
+            throw error;
+          });
+          found = await readBranches(chatId).catch(() => []);
         } catch (error) {
           setProblem(`Could not load the conversation: ${(error as Error).message}`);
         }
       }
       if (attempt !== opening.current) return; // the user opened another one meanwhile
+      openedFor.current = attempt;
       setLoading(false);
+      setBranches(found);
       const name = agentName ?? chatAgents.get(id) ?? defaultAgent;
       const next = new PageChat(id, name === defaultAgent ? null : name, messages);
       setAgent(name);
@@ -386,8 +525,10 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
         else history.replaceState(null, '', url);
       }
       stickToBottom.current = true;
-      // resume: true — pick up an answer still being written (e.g. the page was reloaded mid-answer).
-      if (messages.length) void next.resumeStream();
+      // resume: true — pick up an answer still being written (e.g. the page was reloaded mid-answer);
+      // an older branch has nothing running.
+      const older = found.some((b) => b.leaf === chosenBranch.get(id) && !b.latest);
+      if (messages.length && !older) void next.resumeStream();
     },
     [defaultAgent],
   );
@@ -411,6 +552,15 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
     // A new conversation shows in the sidebar as soon as its first answer starts.
     const listed = tasks.some((t) => (t.name ?? t.id) === chat?.id);
     if (status === 'ready' || status === 'error' || (status === 'streaming' && !listed)) refreshTasks();
+    // An answer ended: an edit or a regenerate may have made a branch.
+    if (status === 'ready' && chat?.messages.length) {
+      const id = chat.id;
+      readBranches(id)
+        .then((found) => {
+          if (opening.current === openedFor.current && chatRef.current?.id === id) setBranches(found);
+        })
+        .catch(() => undefined);
+    }
   }, [status, chat]);
 
   useLayoutEffect(() => {
@@ -443,11 +593,37 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
       chatAgents.set(chat.id, agent);
     }
     stickToBottom.current = true;
+    chosenBranch.set(chat.id, null); // the answer goes on the latest branch, which is then shown
     void chat.sendMessage(files?.length ? { text, files } : { text });
+  };
+
+  const switchBranch = (leaf: string) => {
+    if (!chat || chat.busy) return;
+    chosenBranch.set(chat.id, leaf);
+    void openChat(chat.id, agent, false);
+  };
+
+  const regenerate = () => {
+    if (!chat || chat.busy) return;
+    chosenBranch.set(chat.id, null);
+    stickToBottom.current = true;
+    void chat.regenerate();
+  };
+
+  const editAndSend = (index: number, text: string) => {
+    if (!chat || chat.busy) return;
+    const files = chat.messages[index].parts.filter((p) => p.type === 'file');
+    chosenBranch.set(chat.id, null);
+    stickToBottom.current = true;
+    // The edited message is a new message (a new id) after the ones before it: the server sees the
+    // history diverge there and stores the rest as a new branch.
+    chat.messages = chat.messages.slice(0, index);
+    void chat.sendMessage(files.length ? { text, files } : { text });
   };
 
   const error = chat?.error;
   const busy = chat?.busy ?? false;
+  const alts = useMemo(() => alternatives(messages, branches), [messages, branches]);
   return (
     <div class="layout">
       {sidebarOpen && <div class="backdrop" aria-hidden="true" onClick={() => setSidebarOpen(false)} />}
@@ -519,13 +695,19 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
               )}
             </div>
           )}
-          {messages.map((message) => (
+          {messages.map((message, i) => (
             <Message
               key={message.id}
               message={message}
               streaming={busy && message === last}
               stopped={chat?.stoppedIds.has(message.id) ?? false}
               actions={{ ...actions, awaitingUser: message === last && !busy, movedPast: message !== last }}
+              tools={{
+                alternatives: busy ? null : (alts[i] ?? null),
+                switchTo: switchBranch,
+                regenerate: !busy && message === last && message.role === 'assistant' ? regenerate : undefined,
+                edit: !busy && message.role === 'user' ? (text: string) => editAndSend(i, text) : undefined,
+              }}
             />
           ))}
           {status === 'submitted' && last?.role === 'user' && (

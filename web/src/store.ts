@@ -60,10 +60,11 @@ export async function listTasks(): Promise<TaskRow[]> {
 }
 
 /** The stored conversation of chat `chatId` as UIMessages; none if the server has no such task. */
-export async function storedMessages(chatId: string): Promise<UIMessage[]> {
+export async function storedMessages(chatId: string, branch?: string): Promise<UIMessage[]> {
   try {
+    const which = branch ? `&branch=${encodeURIComponent(branch)}` : '';
     const body = await getJson<{ messages: UIMessage[] }>(
-      `tasks/${encodeURIComponent(chatId)}/messages?format=vercel`,
+      `tasks/${encodeURIComponent(chatId)}/messages?format=vercel${which}`,
     );
     return body.messages;
   } catch (error) {
