@@ -13,6 +13,7 @@ from turnwire.server.doors.a2a.routes import a2a_router
 from turnwire.server.doors.agenta.catalog import catalog_router
 from turnwire.server.doors.agenta.routes import EXTRA_SCHEMAS, invoke_router
 from turnwire.server.doors.agentex.conversation import router as conversations_router
+from turnwire.server.doors.agentex.conversation_list import router as conversation_list_router
 from turnwire.server.doors.agentex.task_stream import router as task_stream_router
 from turnwire.server.doors.agui.routes import agui_router
 from turnwire.server.doors.openai.routes import openai_router
@@ -92,7 +93,13 @@ def create_router(
     for doors in (invoke_router, chat_router, agui_router, openai_router, responses_router, a2a_router):
         router.routes.extend(doors(bound).routes)
     # The rest included once each, with the key check.
-    for routes in (catalog_router(), agentex.router, conversations_router, task_stream_router):
+    for routes in (
+        catalog_router(),
+        agentex.router,
+        conversations_router,
+        task_stream_router,
+        conversation_list_router,
+    ):
         router.include_router(routes, dependencies=bound)
     return router
 
