@@ -7,17 +7,9 @@ import { type Alternatives, alternatives, type Branch, chosenBranch, readBranche
 import { CopyButton } from './copy';
 import { PageChat } from './chat';
 import { type PartActions, PartView } from './parts';
-import {
-  type AgentInfo,
-  chatAgents,
-  fetchTitle,
-  listAgents,
-  listTasks,
-  storedMessages,
-  type TaskRow,
-  titleOf,
-  titles,
-} from './store';
+import { chatIdOf, recordAgent } from './conversations';
+import { Sidebar } from './sidebar';
+import { type AgentInfo, chatAgents, listAgents, storedMessages, titleOf, titles } from './store';
 
 const DEMO_PROMPTS = ['weather in Paris', 'delete notes.txt', 'ask me', 'count to 50', 'fail'];
 
@@ -100,83 +92,6 @@ function KeyDialog(): JSX.Element | null {
         </div>
       </form>
     </div>
-  );
-}
-
-function Sidebar({
-  tasks,
-  activeId,
-  open,
-  onOpen,
-  onNew,
-  onClose,
-}: {
-  tasks: TaskRow[];
-  activeId: string | null;
-  open: boolean;
-  onOpen: (id: string) => void;
-  onNew: () => void;
-  onClose: () => void;
-}): JSX.Element {
-  const [, setTitled] = useState(0);
-  const first = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    // Opened over the chat (phones): the keyboard goes with it; Escape closes it.
-    if (open) first.current?.focus();
-  }, [open]);
-  useEffect(() => {
-    // Conversations started elsewhere: title them by their first message, a few at a time.
-    let cancelled = false;
-    (async () => {
-      for (const task of tasks.slice(0, 30)) {
-        const chatId = task.name ?? task.id;
-        if (cancelled || titles.get(chatId)) continue;
-        const title = await fetchTitle(task.id).catch(() => undefined);
-        if (title && !cancelled) {
-          titles.set(chatId, title);
-          setTitled((n) => n + 1);
-        }
-      }
-    })();
-    return () => {
-      cancelled = true;
-    };
-  }, [tasks]);
-  return (
-    <nav
-      class={`sidebar${open ? ' open' : ''}`}
-      aria-label="Conversations"
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') onClose();
-      }}
-    >
-      <button type="button" class="new-chat" ref={first} onClick={onNew}>
-        + New chat
-      </button>
-      <h2 class="sidebar-title">Conversations</h2>
-      <ul class="tasks">
-        {tasks.map((task) => {
-          const chatId = task.name ?? task.id;
-          const when = new Date(task.created_at);
-          return (
-            <li key={task.id}>
-              <button
-                type="button"
-                class="task"
-                aria-current={chatId === activeId ? 'page' : undefined}
-                onClick={() => onOpen(chatId)}
-              >
-                <span class="task-title">{titles.get(chatId) ?? chatId}</span>
-                <time dateTime={task.created_at}>
-                  {Number.isNaN(when.getTime()) ? '' : when.toLocaleString([], { dateStyle: 'short', timeStyle: 'short' })}
-                </time>
-              </button>
-            </li>
-          );
-        })}
-        {tasks.length === 0 && <li class="muted empty">No conversations yet.</li>}
-      </ul>
-    </nav>
   );
 }
 
@@ -462,7 +377,8 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
   const [agents, setAgents] = useState<AgentInfo[]>([]);
   const [agent, setAgent] = useState(defaultAgent);
   const [chat, setChat] = useState<PageChat | null>(null);
-  const [tasks, setTasks] = useState<TaskRow[]>([]);
+  // Bumped when the sidebar should read the conversations again.
+  const [listed, setListed] = useState(0);
   // Every branch of the open conversation, when it has several (for the ‹ 2 / 3 › switches).
   const [branches, setBranches] = useState<Branch[]>([]);
   const [problem, setProblem] = useState<string | null>(null);
@@ -470,6 +386,7 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
   const log = useRef<HTMLDivElement>(null);
   const stickToBottom = useRef(true);
   const opening = useRef(0);
+  const agentNoted = useRef(new Set<string>());
   const openedFor = useRef(0);
   const chatRef = useRef<PageChat | null>(null);
   chatRef.current = chat;
@@ -478,11 +395,7 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
   const [loading, setLoading] = useState(false);
   useChatUpdates(chat);
 
-  const refreshTasks = useCallback(() => {
-    listTasks()
-      .then(setTasks)
-      .catch(() => undefined); // the sidebar is a convenience: the chat works without it
-  }, []);
+  const refreshTasks = useCallback(() => setListed((n) => n + 1), []);
 
   // `push`: a conversation the user opened gets its own history entry, so Back returns to the last one.
   const openChat = useCallback(
@@ -537,7 +450,6 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
     listAgents()
       .then(setAgents)
       .catch(() => setAgents([{ name: defaultAgent, description: defaultAgent }]));
-    refreshTasks();
     void openChat(hashChatId(), undefined, false);
     const onHash = () => {
       const id = hashChatId();
@@ -549,9 +461,14 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
 
   const status = chat?.status;
   useEffect(() => {
-    // A new conversation shows in the sidebar as soon as its first answer starts.
-    const listed = tasks.some((t) => (t.name ?? t.id) === chat?.id);
-    if (status === 'ready' || status === 'error' || (status === 'streaming' && !listed)) refreshTasks();
+    // A conversation moves to the top of the sidebar when its answer starts and when it ends.
+    if (status === 'ready' || status === 'error' || status === 'streaming') refreshTasks();
+    // A new conversation's first answer has begun: its task exists now, so its agent can be noted
+    // on it (other browsers then continue it with the same agent).
+    if (status === 'streaming' && chat && chat.messages.length <= 2 && !agentNoted.current.has(chat.id)) {
+      agentNoted.current.add(chat.id);
+      void recordAgent(chat.id, chat.agent ?? defaultAgent).catch(() => undefined);
+    }
     // An answer ended: an edit or a regenerate may have made a branch.
     if (status === 'ready' && chat?.messages.length) {
       const id = chat.id;
@@ -628,12 +545,18 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
     <div class="layout">
       {sidebarOpen && <div class="backdrop" aria-hidden="true" onClick={() => setSidebarOpen(false)} />}
       <Sidebar
-        tasks={tasks}
         activeId={chat?.id ?? null}
         open={sidebarOpen}
+        refresh={listed}
         onClose={() => setSidebarOpen(false)}
-        onOpen={(id) => void openChat(id)}
+        onOpen={(c) => {
+          const id = chatIdOf(c);
+          void openChat(id, chatAgents.get(id) ?? c.agent ?? undefined);
+        }}
         onNew={() => void openChat(null, agent)}
+        onDeleted={(id) => {
+          if (id === chat?.id) void openChat(null, agent);
+        }}
       />
       <main class="main">
         <header class="topbar">
