@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, FastAPI
 
 from turnwire.runtime import Agent
 from turnwire.server.context import AppContext
+from turnwire.server.docs_page import docs_router
 from turnwire.server.doors import agentex
 from turnwire.server.doors.a2a.routes import a2a_router
 from turnwire.server.doors.agenta.catalog import catalog_router
@@ -137,11 +138,13 @@ def create_app(
         version=_version(),
         summary="One agent, every agent-chat wire format.",
         lifespan=app_lifespan(ctx),
+        docs_url=None,  # served by docs_router from the package's own files, not a CDN
     )
     app.state.turnwire = ctx
     # The router's routes on the app itself, not the router included as one more level to match.
     app.router.routes.extend(create_router(context=ctx).routes)
     app.include_router(page_router(ctx.default_agent))
+    app.include_router(docs_router(app.openapi_url or "/openapi.json"))
     install_error_handlers(app)
     install_browser_policy(app, ctx.settings)
     app.add_middleware(RequestIdMiddleware)
