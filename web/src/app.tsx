@@ -308,6 +308,15 @@ function Message({
 }): JSX.Element {
   const [editing, setEditing] = useState(false);
   const text = messageText(message);
+  // An agent that says its question and also asks it (a text, then the input request with the same
+  // prompt): the question is shown once, in its card.
+  const asked = new Set(
+    message.parts.flatMap((p) =>
+      p.type === 'data-input-request' && typeof (p.data as { prompt?: unknown })?.prompt === 'string'
+        ? [((p.data as { prompt: string }).prompt).trim()]
+        : [],
+    ),
+  );
   return (
     <article class={`msg ${message.role}`} data-message-id={message.id} aria-label={`${message.role} message`}>
       {editing && tools.edit ? (
@@ -321,9 +330,11 @@ function Message({
         />
       ) : (
         <div class="bubble">
-          {message.parts.map((part, i) => (
-            <PartView key={i} part={part} role={message.role} streaming={streaming} actions={actions} />
-          ))}
+          {message.parts.map((part, i) =>
+            part.type === 'text' && asked.has(part.text.trim()) ? null : (
+              <PartView key={i} part={part} role={message.role} streaming={streaming} actions={actions} />
+            ),
+          )}
           {streaming && message.parts.every((p) => p.type === 'step-start') && (
             <span class="typing" aria-label="The agent is answering">
               <i />
@@ -354,8 +365,14 @@ function Message({
   );
 }
 
+// What browsers say when a request never got an answer (server down, network gone).
+const TRANSPORT_FAILURE = /failed to fetch|networkerror|load failed|network request failed|network connection was lost/i;
+
 /** An error as a sentence: the server's JSON `detail` rather than the raw body the SDK reports. */
 function errorText(error: Error): string {
+  if (TRANSPORT_FAILURE.test(error.message)) {
+    return 'The server could not be reached. Check that it is running and the network is up, then retry.';
+  }
   try {
     const detail = JSON.parse(error.message)?.detail;
     if (typeof detail === 'string') return detail;
@@ -514,6 +531,22 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
     void chat.sendMessage(files?.length ? { text, files } : { text });
   };
 
+  // Ask again for the answer the error cut off (the last user message stays as it is).
+  const retry = () => {
+    if (!chat || chat.busy) return;
+    chat.clearError();
+    stickToBottom.current = true;
+    void chat.regenerate();
+  };
+
+  // The same conversation, from now on with another agent.
+  const continueWith = (name: string) => {
+    if (!chat || chat.busy) return;
+    chatAgents.set(chat.id, name);
+    void recordAgent(chat.id, name).catch(() => undefined);
+    void openChat(chat.id, name, false);
+  };
+
   const switchBranch = (leaf: string) => {
     if (!chat || chat.busy) return;
     chosenBranch.set(chat.id, leaf);
@@ -602,6 +635,21 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
               {problem}
             </div>
           )}
+          {agents.length > 0 && !agents.some((a) => a.name === agent) && chat && (
+            <div class="card agent-missing" role="status">
+              <p>
+                This conversation was with the agent <strong>{agent}</strong>, which this server does not serve.
+                Continue it with:
+              </p>
+              <div class="suggestions">
+                {agents.map((a) => (
+                  <button type="button" key={a.name} onClick={() => continueWith(a.name)}>
+                    {a.name}
+                  </button>
+                ))}
+              </div>
+            </div>
+          )}
           {messages.length === 0 && (
             <div class="empty-chat">
               <p>
@@ -647,6 +695,9 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
           {error && !errorShownInMessages(messages, error) && (
             <div class="card agent-error" role="alert">
               <strong>Error:</strong> {errorText(error)}{' '}
+              <button type="button" class="link" onClick={retry}>
+                Retry
+              </button>{' '}
               <button type="button" class="link" onClick={() => chat?.clearError()}>
                 Dismiss
               </button>
