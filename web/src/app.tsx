@@ -606,6 +606,7 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
           <label class="agent-picker">
             <span>Agent</span>
             <select
+              aria-label="Agent"
               value={agent}
               onChange={(e) => void openChat(null, (e.target as HTMLSelectElement).value)}
             >
