@@ -91,7 +91,10 @@ async def painter(ctx: TurnContext) -> AsyncIterator[Event]:
 async def searcher(ctx: TurnContext) -> AsyncIterator[Event]:
     """Calls a ``search`` tool that returns 40 results, then answers in one sentence."""
     query = ctx.last_user_text()
-    results = [{"rank": i, "title": f"Result {i} for {query}", "url": f"https://example.com/{i}"} for i in range(1, 41)]
+    results = [
+        {"rank": i, "title": f"Result {i} for {query}", "url": f"https://example.com/{i}"}
+        for i in range(1, 41)
+    ]
     yield ToolCall(id="call_search", name="search", input={"query": query})
     yield ToolResult(id="call_search", name="search", output=results)
     yield MessageEvent(text=f"I found {len(results)} results for {query}.")
