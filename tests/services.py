@@ -128,7 +128,7 @@ def serve_app(app: object, *, lifespan: str = "auto", timeout: float = 20.0) -> 
 
 @contextlib.contextmanager
 def turnwire_process(
-    home: str | os.PathLike[str], *args: str, env: dict[str, str] | None = None, timeout: float = 30.0
+    home: str | os.PathLike[str], *args: str, env: dict[str, str] | None = None, timeout: float = 60.0
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """A real ``turnwire serve`` child process on a free loopback port; yields (base URL, process).
 

@@ -16,7 +16,8 @@ from node_runner import run_node_tests
 from openai_agents_agents import weather_agent
 from openai_fake import fake_openai
 from services import serve_app
-from turnwire.agents import langgraph_agent, openai_agents_agent
+from turnwire.agents import builtin_agents, langgraph_agent, openai_agents_agent
+from turnwire.agents.a2a import a2a_agent
 from turnwire.server import Settings, create_app
 
 
@@ -35,4 +36,22 @@ def test_use_chat_approval_round_trips_with_a_framework_agent(tmp_path: Path, ad
             passed = run_node_tests("chat.test.mjs", {**os.environ, "SERVER_URL": url}, timeout=120)
         # Each round trip asked the model twice (the call, then the answer); the forged one once.
         assert len(fake.requests) == 5
+    assert passed == 3
+
+
+@pytest.mark.node
+def test_use_chat_approval_round_trips_with_a_remote_a2a_agent(tmp_path: Path) -> None:
+    """The demo agent behind turnwire's A2A door, served again through ``a2a_agent``: the page's
+    approvals become the remote's input-required answers, and back."""
+    (tmp_path / "remote").mkdir()
+    remote_settings = Settings(
+        db_url=f"sqlite:///{tmp_path / 'remote' / 's.db'}",
+        approval_secret_file=str(tmp_path / "remote" / "secret"),
+        keepalive_seconds=0,
+    )
+    settings = Settings(approval_secret_file=str(tmp_path / "secret"), keepalive_seconds=0)
+    with serve_app(create_app(builtin_agents(), settings=remote_settings), lifespan="on") as remote:
+        app = create_app({"far": a2a_agent(remote)}, default_agent="far", settings=settings)
+        with serve_app(app) as url:
+            passed = run_node_tests("chat.test.mjs", {**os.environ, "SERVER_URL": url}, timeout=120)
     assert passed == 3

@@ -10,6 +10,9 @@ from typing import Any, Final
 from turnwire.errors import TurnwireError
 from turnwire.runtime import Agent
 
+A2A_SCHEME: Final = "a2a"
+"""``a2a:URL`` names a remote A2A agent, not a module called ``a2a``."""
+
 
 class AgentLoadError(TurnwireError, ValueError):
     """An agent spec that does not name a usable agent; the message says what is wrong."""
@@ -64,7 +67,8 @@ def as_agent(target: object, where: str) -> Agent:
 
 def load_agent(spec: str) -> Agent:
     """The agent named by ``spec``: ``package.module:attribute`` (the attribute may be dotted,
-    ``module:Class.method``) or the name of a built-in agent (``demo``). A framework's agent object
+    ``module:Class.method``), ``a2a:URL`` (a remote A2A agent: its card's URL or the base URL it is
+    under) or the name of a built-in agent (``demo``). A framework's agent object
     (``pydantic_ai.Agent``, ``agents.Agent``, a compiled LangGraph graph) is wrapped by its adapter.
 
     Raises ``AgentLoadError`` with a message naming the spec and the problem when the module
@@ -73,6 +77,9 @@ def load_agent(spec: str) -> Agent:
     if not isinstance(spec, str) or not spec.strip():
         raise AgentLoadError("agent spec is empty; expected 'module:attribute', e.g. 'my_app.agents:chat'")
     spec = spec.strip()
+    scheme, _, rest = spec.partition(":")
+    if scheme.strip() == A2A_SCHEME:
+        return _remote_a2a(spec, rest.strip())
     if ":" not in spec:
         builtins = builtin_agents()
         if spec in builtins:
@@ -99,6 +106,20 @@ def load_agent(spec: str) -> Agent:
                 f"agent spec {spec!r}: {module_name!r} has no attribute {attr_path!r}"
             ) from None
     return as_agent(target, f"agent spec {spec!r}")
+
+
+def _remote_a2a(spec: str, url: str) -> Agent:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise AgentLoadError(
+            f"agent spec {spec!r}: {url!r} is not an http(s) URL; expected "
+            "'a2a:https://host/.well-known/agent-card.json' or 'a2a:https://host'"
+        )
+    from turnwire.agents.a2a import a2a_agent
+
+    return a2a_agent(url)
 
 
 _ASYNC_ITERATOR_RETURNS: Final = frozenset(

@@ -112,6 +112,40 @@ def serve(
             "[env var: TURNWIRE_MULTITASK; default: reject]",
         ),
     ] = None,
+    otel: Annotated[
+        bool,
+        typer.Option(
+            "--otel",
+            help="Trace every turn with OpenTelemetry, exported over OTLP as the OTEL_* variables say "
+            "(pip install 'turnwire[otel]'; see docs/observability.md) [env var: TURNWIRE_OTEL]",
+        ),
+    ] = False,
+    metrics: Annotated[
+        bool,
+        typer.Option(
+            "--metrics",
+            help="Serve GET /metrics (Prometheus text, key-protected) [env var: TURNWIRE_METRICS]",
+        ),
+    ] = False,
+    log_format: Annotated[
+        str | None,
+        typer.Option(
+            "--log-format",
+            metavar="FORMAT",
+            help="plain, or json: one JSON object per line with request id, trace id and session "
+            "[env var: TURNWIRE_LOG_FORMAT; default: plain]",
+        ),
+    ] = None,
+    a2a_push_allow: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--a2a-push-allow",
+            metavar="URL_PATTERN",
+            help="Allow A2A push notifications to webhooks matching this pattern, e.g. "
+            "'https://hooks.example.com/*' (repeatable; see docs/a2a.md) "
+            "[env var: TURNWIRE_A2A_PUSH_ALLOW; default: none, push off]",
+        ),
+    ] = None,
     workers: Annotated[int, typer.Option(metavar="N", help="Worker processes sharing the port.")] = 1,
     reload: Annotated[
         bool, typer.Option("--reload", help="Restart when a .py file under --app-dir changes (development).")
@@ -155,6 +189,10 @@ def serve(
                 "redis_url": redis,
                 "api_keys": keys,
                 "multitask": multitask,
+                "otel": otel or None,
+                "metrics": metrics or None,
+                "log_format": log_format,
+                "a2a_push_allow": tuple(a2a_push_allow) if a2a_push_allow else None,
             },
         )
         if log_level.lower() not in LOG_LEVELS:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from turnwire.formats.agentex import content_to_message, render_message
+from turnwire.formats.agentex.messages import NOTED_ROLES
 from turnwire.model import Message, Role, ToolCallBlock
 
 if TYPE_CHECKING:
@@ -155,7 +156,10 @@ def plan_inbound(stored: Sequence[dict[str, Any]], inbound: Sequence[Message]) -
         for content in render_message(msg):
             units.append(content)
             # The client's own message id is kept, so its messages read back under their ids.
-            notes.append({"message_id": msg.id} if msg.id else None)
+            note: dict[str, Any] = {"message_id": msg.id} if msg.id else {}
+            if msg.role in NOTED_ROLES:  # an Agentex author is only user or agent
+                note["role"] = msg.role
+            notes.append(note or None)
             roles.append(msg.role)
     s, n = _anchors(stored), _anchors(units)
     k = 0

@@ -47,6 +47,7 @@ def turn_ending(turn_id: str | None) -> None:
     turn = _by_turn.get(turn_id) if turn_id is not None else None
     if turn is None:
         return
+    turn.ending = True
     ending = getattr(turn.registry.mirror, "ending", None)
     if ending is not None:
         try:
@@ -202,6 +203,8 @@ class LiveTurn:
         self.log = ChunkLog()
         self.readers = 0
         self.stopped = False
+        self.ending = False
+        """It sent its last event and is being stored (``turn_ending``)."""
         self.task: asyncio.Task[None] | None = None
         self._idle: asyncio.TimerHandle | None = None
 
@@ -349,6 +352,12 @@ class LiveTurns:
             del self._turns[turn.key]
         if _by_turn.get(turn.turn_id) is turn:
             del _by_turn[turn.turn_id]
+
+    def running_here(self, turn_id: str) -> bool:
+        """Whether turn ``turn_id`` runs in this process and has not sent its last event yet: it
+        will not free its conversation in a moment (for a remote turn this is not known: ``False``)."""
+        turn = _by_turn.get(turn_id)
+        return turn is not None and turn.registry is self and not turn.ending and not turn.done
 
     def stop(self, key: str) -> bool:
         """Stop ``key``'s running turn here and signal every other process; ``True`` if it ran here."""

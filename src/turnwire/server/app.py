@@ -6,6 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, FastAPI
 
+from turnwire.observability import observer_for
 from turnwire.runtime import Agent
 from turnwire.server.context import AppContext
 from turnwire.server.docs_page import docs_router
@@ -58,7 +59,10 @@ def app_context(
     elif agents and default_agent not in agents:
         known = ", ".join(sorted(agents))
         raise ValueError(f"default_agent {default_agent!r} is not among the agents ({known})")
-    return AppContext(agents=agents, default_agent=default_agent, settings=settings or Settings.from_env())
+    settings = settings or Settings.from_env()
+    context = AppContext(agents=agents, default_agent=default_agent, settings=settings)
+    context.observe = observer_for(settings)
+    return context
 
 
 def create_router(
@@ -102,6 +106,10 @@ def create_router(
         conversation_list_router,
     ):
         router.include_router(routes, dependencies=bound)
+    if ctx.observe is not None and ctx.observe.metrics is not None:
+        from turnwire.observability.metrics_route import add_metrics_route
+
+        add_metrics_route(router, ctx.observe.metrics, [] if ctx.settings.metrics_open else bound)
     return router
 
 
@@ -147,6 +155,10 @@ def create_app(
     app.include_router(docs_router(app.openapi_url or "/openapi.json"))
     install_error_handlers(app)
     install_browser_policy(app, ctx.settings)
+    if ctx.observe is not None:
+        from turnwire.observability.http import ObservabilityMiddleware
+
+        app.add_middleware(ObservabilityMiddleware, metrics=ctx.observe.metrics)
     app.add_middleware(RequestIdMiddleware)
     _document_extra_schemas(app)
     return app

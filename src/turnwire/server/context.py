@@ -13,7 +13,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 from fastapi import Depends
 from starlette.requests import Request
@@ -30,6 +30,9 @@ from turnwire.store import SqlStore
 from turnwire.store.base import Store
 from turnwire.store.tenant_view import TenantStore
 from turnwire.store.writers import DEFAULT_LEASE_SECONDS, WriterLease
+
+if TYPE_CHECKING:
+    from turnwire.observability.observer import Observer
 
 log = logging.getLogger("turnwire.server")
 
@@ -52,6 +55,8 @@ class AppContext:
     """Whose request this context serves (``bind`` gives each request its tenant's copy);
     ``""`` when the server has no API keys."""
     _turns: LiveTurns | None = None
+    observe: Observer | None = None
+    """Tracing and metrics (``turnwire.observability``); ``None``: nothing observed, nothing paid."""
 
     @property
     def turns(self) -> LiveTurns:
@@ -150,7 +155,7 @@ async def _services(ctx: AppContext) -> AsyncIterator[None]:
         if recovered:
             count = sum(len(ids) for ids in recovered.values())
             log.warning("marked %d message(s) left streaming by a stopped server as interrupted", count)
-        ctx.store = store
+        ctx.store = store if ctx.observe is None else ctx.observe.timed_store(store)
         # Closed first (last in): running turns end and store their replies while the store is open.
         stack.push_async_callback(ctx.stop_turns)
         try:

@@ -30,9 +30,11 @@ class ConfigError(TurnwireError):
 
 
 OPTION_OF_FIELD = {
+    "a2a_push_allow": "--a2a-push-allow",
     "api_keys": "--api-key",
     "db_url": "--db",
     "keepalive_seconds": "--keepalive",
+    "log_format": "--log-format",
     "multitask": "--multitask",
     "redis_url": "--redis",
     "vercel_client_version": "--vercel-client-version",

@@ -94,7 +94,12 @@ def build_app(options: ServeOptions) -> FastAPI:
     from turnwire.server.app import create_app
 
     add_app_dir(options.app_dir)
-    _log_like_uvicorn(options.log_level)
+    if options.settings.log_format == "json":
+        from turnwire.observability.json_logs import install_json_logs
+
+        install_json_logs(options.log_level)
+    else:
+        _log_like_uvicorn(options.log_level)
     agents = parse_agent_specs(
         options.agent_specs,
         options.models,
@@ -107,6 +112,11 @@ def build_app(options: ServeOptions) -> FastAPI:
             f"--default-agent {options.default_agent!r} is not an agent; known agents: {known}"
         )
     app = create_app(agents, default_agent=options.default_agent, settings=options.settings)
+    observe = app.state.turnwire.observe
+    if observe is not None and observe.provider is not None:
+        from turnwire.observability.tracing import install_global
+
+        install_global(observe.provider)  # the process's provider: other instrumentation joins the traces
     # What is imported and built by now lives as long as the process: keep it out of every later
     # collection (a full one walked it all, ≈ 50 ms every few dozen 1,000-message batch requests).
     gc.collect()
@@ -128,6 +138,7 @@ def uvicorn_config(options: ServeOptions, app: FastAPI | None = None) -> Any:
         workers=options.workers,
         reload=options.reload,
         **_connection_options(options.settings),  # type: ignore[arg-type]
+        **_log_config(options.settings),  # type: ignore[arg-type]
     )
     _attach_limits(config, options.settings)
     if options.reload:  # uvicorn fills these only for an import-string app; ours is a factory
@@ -183,6 +194,15 @@ def _connection_options(settings: Settings) -> dict[str, object]:
     except ImportError:  # no httptools (e.g. PyPy): h11 refuses a larger head with 400, no timeouts
         return {"http": "h11", "h11_max_incomplete_event_size": settings.max_header_bytes}
     return {"http": BoundedHttpToolsProtocol}
+
+
+def _log_config(settings: Settings) -> dict[str, object]:
+    """uvicorn's own lines as JSON too with ``--log-format json``; else its default config."""
+    if settings.log_format != "json":
+        return {}
+    from turnwire.observability.json_logs import uvicorn_json_log_config
+
+    return {"log_config": uvicorn_json_log_config()}
 
 
 def _attach_limits(config: object, settings: Settings) -> None:

@@ -88,6 +88,18 @@ class Settings(BaseModel):
     """The AI SDK major (``5``, ``6``, ``7`` or ``default``) Vercel streams target unless a request
     names its own in ``x-ai-sdk-version``; ``5`` sends approvals as data parts that ai 5 accepts."""
 
+    otel: bool = False
+    """Trace every turn with OpenTelemetry (the ``otel`` extra), exporting over OTLP as the
+    ``OTEL_*`` variables say; an OTLP endpoint or ``OTEL_TRACES_EXPORTER`` in the environment
+    turns it on too (see docs/observability.md)."""
+    metrics: bool = False
+    """Measure the turns and serve ``GET /metrics`` (Prometheus text; the ``otel`` extra)."""
+    log_format: Literal["plain", "json"] = "plain"
+    """``json``: one JSON object per log line, with request id, trace id, span id and session
+    (``turnwire serve --log-format json``; see docs/observability.md)."""
+    metrics_open: bool = False
+    """``GET /metrics`` answers without an API key (for a scraper inside your network)."""
+
     @field_validator("vercel_client_version", mode="before")
     @classmethod
     def _client_version(cls, value: object) -> ClientVersion:
@@ -108,7 +120,11 @@ class Settings(BaseModel):
     @classmethod
     def _push_allow(cls, value: object) -> object:
         if isinstance(value, str):
-            return tuple(part.strip() for part in value.split(",") if part.strip())
+            value = tuple(part.strip() for part in value.split(",") if part.strip())
+        for pattern in value if isinstance(value, tuple | list) else ():
+            # A pattern is matched against whole webhook URLs: one without a scheme matches none.
+            if not isinstance(pattern, str) or not pattern.startswith(("http://", "https://")):
+                raise ValueError(f"{pattern!r} is not a URL pattern: start it with https:// or http://")
         return value
 
     @field_validator("cors_origins", mode="before")

@@ -23,6 +23,7 @@ from turnwire.conversations.planning import interrupted_content
 from turnwire.store.clock import MS, new_id, now_us
 from turnwire.store.recovery import close_messages
 from turnwire.store.schema import messages, open_turns, tasks
+from turnwire.store.tenant_view import sql_store_of
 
 BETWEEN_MESSAGES: Final = "the server stopped during this turn, between two of its messages"
 T = open_turns.c
@@ -81,17 +82,10 @@ async def repair_orphans(store: Any, me: str) -> dict[str, list[str]]:
     return found
 
 
-def _sql_store(store: Any) -> Any:
-    """The ``SqlStore`` under a tenant's view (``TenantStore.inner``), or ``None``."""
-    while store is not None and not hasattr(store, "db"):
-        store = getattr(store, "inner", None)
-    return store
-
-
 async def open_turn(store: Any, task_id: str) -> str | None:
     """Register a turn open on ``task_id`` under the store's writer lease; its mark id, or ``None``
     when nothing would repair it (no lease: a library caller's store)."""
-    sql = _sql_store(store)
+    sql = sql_store_of(store)
     writer = getattr(sql, "writer_id", None)
     if sql is None or writer is None:
         return None
@@ -106,7 +100,7 @@ async def open_turn(store: Any, task_id: str) -> str | None:
 
 async def close_turn(store: Any, mark: str) -> None:
     """The turn's end is stored: forget its mark."""
-    db = _sql_store(store).db
+    db = sql_store_of(store).db
     if db.dialect == "sqlite":
         await db.sqlite_write(_run, _CLOSE_SQLITE, (mark,), quick=True)
     else:

@@ -110,6 +110,31 @@ open_turns = sa.Table(
     sa.Index("ix_open_turns_writer", "writer_id"),
 )
 
+# Webhooks A2A clients registered for their tasks' updates (``store.push_configs``, step 8): kept
+# here so the worker running a turn finds a config registered through any other worker.
+push_configs_metadata = sa.MetaData()
+push_configs = sa.Table(
+    "a2a_push_configs",
+    push_configs_metadata,
+    sa.Column("tenant", sa.String(64), primary_key=True),
+    sa.Column("task_id", sa.String(255), primary_key=True),
+    sa.Column("id", sa.String(255), primary_key=True),
+    sa.Column("config", sa.Text, nullable=False),  # JSON text: id, taskId, url, token
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+)
+
+# Stateless Chat Completions clients resend their whole conversation; its digest finds the session
+# it continues (``store.chat_digests``, step 9).
+chat_digests_metadata = sa.MetaData()
+chat_digests = sa.Table(
+    "chat_digests",
+    chat_digests_metadata,
+    sa.Column("tenant", sa.String(64), primary_key=True),
+    sa.Column("digest", sa.String(64), primary_key=True),  # SHA-256 hex
+    sa.Column("session_id", sa.Text, nullable=False),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+)
+
 schema_migrations = sa.Table(
     "schema_migrations",
     sa.MetaData(),
@@ -216,6 +241,14 @@ async def _v7_open_turns(conn: AsyncConnection) -> None:
     await conn.run_sync(open_turns_metadata.create_all)
 
 
+async def _v8_push_configs(conn: AsyncConnection) -> None:
+    await conn.run_sync(push_configs_metadata.create_all)
+
+
+async def _v9_chat_digests(conn: AsyncConnection) -> None:
+    await conn.run_sync(chat_digests_metadata.create_all)
+
+
 MIGRATIONS: Final[list[tuple[int, str, Callable[[AsyncConnection], Awaitable[None]]]]] = [
     (1, "tasks, messages, idempotency keys", _v1_initial),
     (2, "messages index in listing order", _v2_order_index),
@@ -224,6 +257,8 @@ MIGRATIONS: Final[list[tuple[int, str, Callable[[AsyncConnection], Awaitable[Non
     (5, "one-shot approval decisions", _v5_decisions),
     (6, "messages keep their notes beside the content and know their parent", _v6_notes_and_parents),
     (7, "open turns by writer", _v7_open_turns),
+    (8, "A2A push notification configs", _v8_push_configs),
+    (9, "conversation digests of stateless Chat Completions clients", _v9_chat_digests),
 ]
 
 

@@ -32,6 +32,19 @@ from turnwire.store.errors import NotFoundError
 from turnwire.store.filters import MessageFilter
 
 
+def sql_store_of(store: Any) -> Any:
+    """The ``SqlStore`` under ``store`` (itself, or under a tenant's view), else ``None``."""
+    while store is not None and not hasattr(store, "db"):
+        store = getattr(store, "inner", None)
+    return store
+
+
+def sql_db(store: Any) -> Any:
+    """The SQL database under ``store`` (``sql_store_of``), else ``None``."""
+    sql = sql_store_of(store)
+    return None if sql is None else sql.db
+
+
 class TenantStore:
     """``inner`` restricted to ``tenant``'s tasks (``""``: the tasks created without a key)."""
 

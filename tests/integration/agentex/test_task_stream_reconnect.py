@@ -9,6 +9,7 @@ into an event with empty data once an event carried an id, and ``stream_events``
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -80,7 +81,9 @@ def test_a_reconnecting_agentex_client_ends_with_every_message_exactly_as_stored
     before = {f["parent_task_message"]["id"] for f in seen[1:] if f["type"] == "done"}
     assert before.isdisjoint(finals)
 
-    stored = {m.id: _dump(m) for m in client.messages.list(task_id=task_id, limit=1000)}
+    # A ``done`` frame goes out as the message ends; the store takes it on its next write (the
+    # write interval), so the listing may trail the frame by that much.
+    stored = _stored_once_written(client, task_id, finals)
     # Each ``done`` frame's message is the stored message, exactly (content, status, stamps).
     for mid, final in finals.items():
         assert _dump(TaskMessage.model_validate(final)) == stored[mid]
@@ -92,6 +95,16 @@ def test_a_reconnecting_agentex_client_ends_with_every_message_exactly_as_stored
     # The listing taken after the turn holds every message once: the client's view is complete.
     said = [m["content"]["content"] for m in sorted(stored.values(), key=lambda m: m["created_at"])]
     assert said == [f"count to {COUNT}", *(str(n) for n in range(1, COUNT + 1))]
+
+
+def _stored_once_written(client: Agentex, task_id: str, wanted: dict[str, Any]) -> dict[str, Any]:
+    deadline = time.monotonic() + 10
+    while True:
+        stored = {m.id: _dump(m) for m in client.messages.list(task_id=task_id, limit=1000)}
+        done = all(stored.get(mid, {}).get("streaming_status") == "DONE" for mid in wanted)
+        if done or time.monotonic() > deadline:
+            return stored
+        time.sleep(0.05)
 
 
 def final_text(message: dict[str, Any]) -> str:

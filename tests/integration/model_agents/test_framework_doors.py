@@ -1,8 +1,9 @@
 """The OpenAI Agents SDK and LangGraph adapters behind every door, on recorded model streams (the
 SDK on the Responses API, LangGraph through ``ChatOpenAI`` on Chat Completions): the tool round on
 ``/invoke`` (batch and SSE), Agentex ``message/send`` with ``agentex-client``, ``/agui``,
-``/v1/chat/completions`` with the ``openai`` SDK; approvals approved and denied on ``/invoke`` and
-``/chat`` (Vercel flows), warm and cold giving the same resumed turn."""
+``/v1/chat/completions`` and ``/v1/responses`` with the ``openai`` SDK, the A2A door; approvals
+approved and denied on ``/invoke`` and ``/chat`` (Vercel flows), warm and cold giving the same
+resumed turn."""
 
 from __future__ import annotations
 
@@ -155,6 +156,43 @@ def test_openai_chat_completions_with_the_openai_sdk(servers: tuple[str, Servers
         )
     )
     assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == SAID
+
+
+def test_openai_responses_with_the_openai_sdk(servers: tuple[str, Servers]) -> None:
+    adapter, running = servers
+    client = openai.OpenAI(base_url=running.warm + "/v1", api_key="unused", max_retries=0)
+    done = client.responses.create(model=adapter, input="weather in Paris")
+    assert done.status == "completed" and done.output_text == SAID
+    (call,) = [item for item in done.output if item.type == "mcp_call"]
+    assert call.name == "get_weather" and orjson.loads(call.arguments) == {"city": "Paris"}
+    assert orjson.loads(call.output or "") == WEATHER
+    with client.responses.stream(model=adapter, input="weather in Paris") as stream:
+        deltas = [e.delta for e in stream if e.type == "response.output_text.delta"]
+        final = stream.get_final_response()
+    assert "".join(deltas) == SAID == final.output_text
+
+
+def test_a2a_send_message_streams_the_tool_round(servers: tuple[str, Servers]) -> None:
+    adapter, running = servers
+    message = {"messageId": uuid.uuid4().hex, "role": "ROLE_USER", "parts": [{"text": "weather in Paris"}]}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {"message": message}}
+    with httpx.stream(
+        "POST", f"{running.warm}/a2a/{adapter}", json=body, headers={"A2A-Version": "1.0"}, timeout=30
+    ) as r:
+        assert r.status_code == 200
+        events = [orjson.loads(line[6:])["result"] for line in r.iter_lines() if line.startswith("data: ")]
+    texts = [e["artifactUpdate"]["artifact"]["parts"][0]["text"] for e in events if "artifactUpdate" in e]
+    assert "".join(texts) == SAID
+    tool_parts = [
+        part["data"]
+        for e in events
+        if "statusUpdate" in e and e["statusUpdate"]["status"].get("message")
+        for part in e["statusUpdate"]["status"]["message"]["parts"]
+        if str(part.get("mediaType", "")).startswith("application/vnd.turnwire.tool-")
+    ]
+    assert [(p["toolCallId"], p["toolName"]) for p in tool_parts] == [(WEATHER_CALL, "get_weather")] * 2
+    assert tool_parts[1]["output"] == WEATHER
+    assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
 
 
 SCENARIOS = {

@@ -77,6 +77,17 @@ def _run(args: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedPro
         (["--agent", "x=json:dumps"], {}, "--agent x: agent spec 'json:dumps' names dumps"),
         (["--agent", "x=os:system"], {}, "--agent x: agent spec 'os:system' names system"),
         (["--agent", "nope"], {}, "expected NAME=module:attr"),
+        (
+            ["--agent", "r=a2a:ftp://x"],
+            {},
+            "--agent r: agent spec 'a2a:ftp://x': 'ftp://x' is not an http(s) URL",
+        ),
+        (
+            ["--a2a-push-allow", "hooks.example.com/*"],
+            {},
+            "--a2a-push-allow: ('hooks.example.com/*',) is not",
+        ),
+        ([], {"TURNWIRE_A2A_PUSH_ALLOW": "hooks/*"}, "TURNWIRE_A2A_PUSH_ALLOW: 'hooks/*' is not valid"),
         (["--default-agent", "ghost"], {}, "--default-agent 'ghost' is not an agent"),
         (["--log-level", "loud"], {}, "--log-level: 'loud' is not a level"),
         (["--workers", "0"], {}, "--workers: 0 is not a number of processes"),

@@ -319,6 +319,41 @@ def live_agenta_turn(method: str, path: str, v: Victim) -> None:
     assert said[-1]["type"] == "done" and said[-1]["data"]["stopReason"] == "end_turn"
 
 
+LIVE_THREAD = "victim-agui"
+
+
+def live_agui_thread(method: str, path: str, v: Victim) -> None:
+    """Alice's AG-UI run is running: bob's connect to her thread (or to her stored session) is an
+    empty thread of his own, framed as a run of nothing — also with the id of alice's last event —
+    and alice's stream runs on to its end."""
+    body = {
+        "threadId": LIVE_THREAD,
+        "runId": "r1",
+        "messages": [{"id": "u1", "role": "user", "content": "count to 20"}],
+    }
+    connect = v.url + fill(path, v)
+    with httpx.stream("POST", f"{v.url}/agui", json=body, headers=ALICE, timeout=30) as alice:
+        assert alice.status_code == 200
+        lines = alice.iter_lines()
+        next(line for line in lines if '"TEXT_MESSAGE_CONTENT"' in line)
+        mine = httpx.get(connect.replace("{thread_id}", LIVE_THREAD), headers=ALICE, timeout=30)
+        turn = next(line for line in mine.text.splitlines() if line.startswith("id: "))[4:].rsplit(":", 1)[0]
+        for thread, extra in (
+            (LIVE_THREAD, {}),
+            (LIVE_THREAD, {"last-event-id": f"{turn}:3"}),
+            ("victim", {}),
+        ):
+            response = httpx.get(connect.replace("{thread_id}", thread), headers={**BOB, **extra}, timeout=30)
+            assert response.status_code == 200, response.text
+            said = [
+                orjson.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")
+            ]
+            assert [e["type"] for e in said] == ["RUN_STARTED", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
+            assert said[1]["messages"] == [] and "id: " not in response.text
+        rest = [line for line in lines if line.startswith("data: {")]
+    assert orjson.loads(rest[-1][6:])["type"] == "RUN_FINISHED"
+
+
 A2A_CONTEXT = "alice-a2a"
 
 
@@ -384,6 +419,35 @@ def a2a_http_json(method: str, path: str, v: Victim) -> None:
     assert mine["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
 
 
+def spans(method: str, path: str, v: Victim) -> None:
+    """Alice's span on her task: bob lists none on it, cannot read or change it, nor hang a span
+    of his on her task."""
+    mine = {
+        "name": "alice-step",
+        "start_time": "2026-12-01T10:00:00Z",
+        "trace_id": "t-alice",
+        "task_id": v.task_id,
+    }
+    made = httpx.post(f"{v.url}/spans", json=mine, headers=ALICE, timeout=20)
+    assert made.status_code == 200, made.text
+    span_id = made.json()["id"]
+    route = path.replace("{span_id}", span_id)
+    if path == "/spans" and method == "get":
+        for params in ({"task_id": v.task_id}, {"trace_id": "t-alice"}, {}):
+            response = httpx.get(f"{v.url}/spans", params=params, headers=BOB, timeout=20)
+            assert response.status_code == 200 and span_id not in response.text, response.text
+    elif path == "/spans":
+        response = httpx.post(f"{v.url}/spans", json={**mine, "name": "bob"}, headers=BOB, timeout=20)
+        assert response.status_code == 422 and response.json()["data"][0]["loc"] == ["body", "task_id"]
+    else:
+        response = httpx.request(
+            method.upper(), f"{v.url}{route}", json={"name": "bob"}, headers=BOB, timeout=20
+        )
+        assert response.status_code == 404, response.text
+    theirs = httpx.get(f"{v.url}/spans/{span_id}", headers=ALICE, timeout=20).json()
+    assert theirs["name"] == "alice-step" and theirs["task_id"] == v.task_id
+
+
 ATTACKS: dict[tuple[str, str], Callable[[str, str, Victim], None]] = {
     ("get", "/invoke/{session_id}/stream"): live_agenta_turn,
     ("get", "/agents/{name}/invoke/{session_id}/stream"): live_agenta_turn,
@@ -393,6 +457,9 @@ ATTACKS: dict[tuple[str, str], Callable[[str, str, Victim], None]] = {
     ("post", "/agents/{name}/chat/{chat_id}/stop"): live_turn,
     ("post", "/agui"): new_door_turn,
     ("post", "/agents/{name}/agui"): new_door_turn,
+    ("get", "/agui/threads/{thread_id}/connect"): live_agui_thread,
+    ("get", "/agents/{name}/agui/threads/{thread_id}/connect"): live_agui_thread,
+    ("get", "/agui/client.js"): tenant_free,
     ("post", "/v1/chat/completions"): new_door_turn,
     ("post", "/v1/responses"): responses_turn,
     ("get", "/v1/responses/{response_id}"): stored_response,
@@ -449,6 +516,10 @@ ATTACKS: dict[tuple[str, str], Callable[[str, str, Victim], None]] = {
     ("get", "/a2a/{name}/http/tasks/{task_id}"): a2a_http_json,
     ("post", "/a2a/{name}/http/tasks/{task_id}:cancel"): a2a_http_json,
     ("post", "/a2a/{name}/http/tasks/{task_id}:subscribe"): a2a_http_json,
+    ("get", "/spans"): spans,
+    ("post", "/spans"): spans,
+    ("get", "/spans/{span_id}"): spans,
+    ("patch", "/spans/{span_id}"): spans,
 }
 
 

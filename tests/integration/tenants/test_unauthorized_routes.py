@@ -22,7 +22,7 @@ from turnwire.server import Settings, create_app
 
 KEY = "routes-key-" + "r" * 20
 OPEN = {("GET", "/health"), ("GET", "/health/ready")}  # probes: a load balancer has no key
-AGENTEX_TAGS = {"agentex messages", "agentex tasks", "agentex agents", "conversations"}
+AGENTEX_TAGS = {"agentex messages", "agentex tasks", "agentex agents", "agentex spans", "conversations"}
 # Without a key, a caller learns nothing: not whether a body is valid, nor whether an id exists.
 WITHOUT_KEY: dict[str, dict[str, str]] = {
     "no header": {},

@@ -12,10 +12,15 @@ from typing import Any
 import httpx
 import orjson
 import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
 
-from services import turnwire_process
+from services import serve_app, turnwire_process
 
 pytestmark = pytest.mark.anyio
+LONG = 80
 
 
 @pytest.fixture
@@ -52,7 +57,8 @@ async def test_a_task_on_one_worker_is_subscribed_to_and_canceled_on_the_other(
     url_a, url_b = workers
     async with httpx.AsyncClient(timeout=30) as http:
         # Subscribe on B to a task streaming on A: every chunk, from the turn's first, then its end.
-        body = rpc_body("SendStreamingMessage", send_params("count to 20"))
+        # Only a working task can be subscribed to: the turn (50 ms a number) outlasts a loaded CI.
+        body = rpc_body("SendStreamingMessage", send_params(f"count to {LONG}"))
         async with http.stream("POST", f"{url_a}/a2a", json=body) as streamed:
             stream = events_of(streamed)
             first = await anext(stream)
@@ -65,10 +71,10 @@ async def test_a_task_on_one_worker_is_subscribed_to_and_canceled_on_the_other(
         chunks = [
             e["artifactUpdate"]["artifact"]["parts"][0]["text"] for e in subscribed if "artifactUpdate" in e
         ]
-        assert chunks == [str(n) for n in range(1, 21)]
+        assert chunks == [str(n) for n in range(1, LONG + 1)]
         assert subscribed[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
         got = (await http.post(f"{url_b}/a2a", json=rpc_body("GetTask", {"id": task_id}))).json()["result"]
-        assert got["status"]["state"] == "TASK_STATE_COMPLETED" and len(got["artifacts"]) == 20
+        assert got["status"]["state"] == "TASK_STATE_COMPLETED" and len(got["artifacts"]) == LONG
 
         # Cancel on B a task streaming on A: A's stream ends canceled, the partial reply is stored.
         body = rpc_body("SendStreamingMessage", send_params("count to 200"))
@@ -92,3 +98,67 @@ async def test_a_task_on_one_worker_is_subscribed_to_and_canceled_on_the_other(
             await asyncio.sleep(0.05)
         assert got["status"]["state"] == "TASK_STATE_CANCELED"
         assert 1 <= len(got["artifacts"]) < 200
+
+
+RECEIVED: list[tuple[str | None, dict[str, Any]]] = []
+
+
+async def _hook(request: Request) -> Response:
+    RECEIVED.append((request.headers.get("x-a2a-notification-token"), orjson.loads(await request.body())))
+    return Response(status_code=200)
+
+
+@pytest.fixture
+def pushing_workers(redis_url: str, tmp_path: Path) -> Iterator[tuple[str, str, str]]:
+    db = f"sqlite:///{tmp_path / 'shared.db'}"
+    env = {"TURNWIRE_APPROVAL_SECRET_FILE": str(tmp_path / "secret")}
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    args = (
+        "--db",
+        db,
+        "--redis",
+        redis_url,
+        "--keepalive",
+        "0",
+        "--a2a-push-allow",
+        "http://127.0.0.1:*/hook",
+    )
+    with (
+        serve_app(Starlette(routes=[Route("/hook", _hook, methods=["POST"])])) as receiver,
+        turnwire_process(tmp_path / "a", *args, env=env) as (url_a, _),
+        turnwire_process(tmp_path / "b", *args, env=env) as (url_b, _),
+    ):
+        yield url_a, url_b, receiver
+
+
+async def test_a_webhook_registered_on_one_worker_gets_the_task_running_on_the_other(
+    pushing_workers: tuple[str, str, str],
+) -> None:
+    url_a, url_b, receiver = pushing_workers
+    RECEIVED.clear()
+    async with httpx.AsyncClient(timeout=30) as http:
+        body = rpc_body("SendStreamingMessage", send_params(f"count to {LONG}"))
+        async with http.stream("POST", f"{url_a}/a2a", json=body) as streamed:
+            stream = events_of(streamed)
+            task_id = (await anext(stream))["task"]["id"]
+            config = {"taskId": task_id, "id": "hook-1", "url": f"{receiver}/hook", "token": "t0k"}
+            made = await http.post(f"{url_b}/a2a", json=rpc_body("CreateTaskPushNotificationConfig", config))
+            assert made.json()["result"]["id"] == "hook-1", made.json()
+            listed = await http.post(
+                f"{url_a}/a2a", json=rpc_body("ListTaskPushNotificationConfigs", {"taskId": task_id})
+            )
+            assert [c["id"] for c in listed.json()["result"]["configs"]] == ["hook-1"]
+            _ = [e async for e in stream]
+        for _ in range(100):  # the sender delivers after the stream, in order, with retries
+            if RECEIVED and "statusUpdate" in RECEIVED[-1][1]:
+                break
+            await asyncio.sleep(0.05)
+    assert {token for token, _ in RECEIVED} == {"t0k"}
+    last = RECEIVED[-1][1]["statusUpdate"]
+    assert last["taskId"] == task_id and last["status"]["state"] == "TASK_STATE_COMPLETED"
+    texts = [
+        e["artifactUpdate"]["artifact"]["parts"][0]["text"] for _, e in RECEIVED if "artifactUpdate" in e
+    ]
+    # Registered once the turn ran: what came after the worker read the config, through the end.
+    assert texts and texts == [str(n) for n in range(int(texts[0]), LONG + 1)]

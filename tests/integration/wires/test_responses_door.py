@@ -91,6 +91,43 @@ def test_previous_response_id_continues_over_three_turns(client: OpenAI) -> None
     assert [i.content[0].text for i in items.data] == ["three"]
 
 
+def test_item_references_to_the_continued_conversation_are_taken(client: OpenAI) -> None:
+    first = client.responses.create(model="demo", input="one")
+    (answer,) = [item for item in first.output if item.type == "message"]
+    asked = client.responses.input_items.list(first.id).data[0]
+    second = client.responses.create(
+        model="demo",
+        previous_response_id=first.id,
+        input=[
+            {"type": "item_reference", "id": answer.id},
+            {"type": "item_reference", "id": asked.id},
+            {"role": "user", "content": "two"},
+        ],
+    )
+    assert second.output_text == "You said: two"
+    # What they name is already in the conversation: nothing of it is added twice.
+    items = client.responses.input_items.list(second.id, order="asc")
+    assert [i.type for i in items.data] == ["message"] and items.data[0].content[0].text == "two"
+
+
+def test_an_item_reference_to_anything_else_is_404_naming_the_item(client: OpenAI) -> None:
+    first = client.responses.create(model="demo", input="one")
+    other = client.responses.create(model="demo", input="elsewhere")
+    (foreign,) = [item for item in other.output if item.type == "message"]
+    for kwargs in ({"previous_response_id": first.id}, {}):
+        with pytest.raises(openai.NotFoundError) as caught:
+            client.responses.create(
+                model="demo",
+                input=[{"role": "user", "content": "two"}, {"type": "item_reference", "id": foreign.id}],
+                **kwargs,
+            )
+        assert caught.value.body["param"] == "input[1].id", caught.value.body
+        assert foreign.id in caught.value.body["message"]
+    # Nothing ran: the conversation still holds only the first turn.
+    items = client.conversations.items.list(first.id[37:], order="asc").data
+    assert [i.content[0].text for i in items if i.type == "message"] == ["one", "You said: one"]
+
+
 def test_continuing_from_an_older_response_starts_a_branch_there(client: OpenAI) -> None:
     first = client.responses.create(model="demo", input="one")
     second = client.responses.create(model="demo", input="two", previous_response_id=first.id)

@@ -145,6 +145,7 @@ class RemoteStream:
                         data.get("toolCallId"),
                         data.get("output"),
                         is_error=data.get("isError"),
+                        denied=True if data.get("denied") is True else None,
                         name=data.get("toolName"),
                     )
                 )

@@ -35,6 +35,7 @@ from turnwire.model import (
     ToolCall,
     ToolResult,
 )
+from turnwire.observability.model_spans import chat_span
 from turnwire.runtime import Decision, TurnContext, tool_call_count, user_turns
 
 DEFAULT_MAX_STEPS: Final = 10
@@ -135,13 +136,21 @@ class OpenAIAgent:
                     break
                 reader = StepReader(prefix, *counts)
                 try:
-                    stream = await self.client.chat.completions.create(**self._request(ids.chat(messages)))
-                    try:
-                        async for chunk in stream:
-                            for event in reader.feed(chunk):
-                                yield event
-                    finally:
-                        await stream.close()  # on error or client disconnect too: frees the connection
+                    with chat_span("openai", self.model) as model_call:  # a span when the turn is traced
+                        stream = await self.client.chat.completions.create(
+                            **self._request(ids.chat(messages))
+                        )
+                        try:
+                            async for chunk in stream:
+                                for event in reader.feed(chunk):
+                                    yield event
+                        finally:
+                            await stream.close()  # on error or client disconnect too: frees the connection
+                        model_call.answered(
+                            input_tokens=getattr(reader.usage, "prompt_tokens", None),
+                            output_tokens=getattr(reader.usage, "completion_tokens", None),
+                            finish_reason=reader.finish_reason,
+                        )
                 except Exception as exc:
                     if reader.usage is not None:
                         usages.append(reader.usage)

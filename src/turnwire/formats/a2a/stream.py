@@ -129,7 +129,10 @@ class TaskStreamEncoder:
             return [self._working([tool_call_part(event.id, event.name, event.arguments)])]
         if isinstance(event, ToolResult):
             is_error = True if event.denied else event.is_error
-            return [self._working([tool_result_part(event.id, event.name, event.result_output, is_error)])]
+            part = tool_result_part(event.id, event.name, event.result_output, is_error)
+            if event.denied:  # the user refused the call: no failure of the tool's own
+                part["data"]["denied"] = True
+            return [self._working([part])]
         if isinstance(event, DataEvent):
             part = render_part(DataBlock(event.data, event.name))
             if event.transient:

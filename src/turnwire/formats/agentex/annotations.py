@@ -7,6 +7,8 @@ reasoning part's id, a data part's name, and per turn its usage and stop reason.
 message's *note* (``StoredMessage.note``, the ``messages.note`` column), never part of its content:
 
 - ``message_id``: the message the content is part of;
+- ``role``: the message's role when its content's author cannot say it (``system``, ``developer``:
+  Agentex authors are only ``user`` and ``agent``);
 - ``turn``: the trace id of the turn that wrote it (absent on the client's own messages);
 - ``part_id``: a reasoning part's id; ``wrapped``: a data block stored as ``{name, value}``;
 - ``transient``: a data block the stream marked transient (no client keeps it in a message);
@@ -27,6 +29,7 @@ from typing import Final
 
 FIELDS: Final = (
     "message_id",
+    "role",
     "turn",
     "part_id",
     "wrapped",

@@ -34,6 +34,8 @@ from turnwire.model import (
 )
 
 META_KEY: Final = "agentex"
+NOTED_ROLES: Final = frozenset((Role.SYSTEM, Role.DEVELOPER))
+"""Roles no Agentex author says: kept in the stored content's note (``annotations``)."""
 TOOL_TYPES: Final = frozenset(("tool_request", "tool_response"))
 
 
@@ -221,6 +223,8 @@ def content_to_message(
     if note:
         id = note.get("message_id") or id
         _apply_annotation(blocks, note)
+        if note.get("role") in NOTED_ROLES:
+            role = note["role"]
     return Message(role, blocks, id=id, metadata={META_KEY: meta} if meta else None)
 
 

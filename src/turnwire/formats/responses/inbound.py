@@ -17,7 +17,8 @@ with a ``role`` and no     ``output_text`` â†’ ``TextBlock``; ``input_image`` â†
                            "interactionToken": approval_request_id, "reason"?})``; the call it answers is
                            the one the server issued that token for, so the door fills in the call id
 ``mcp_approval_request``   nothing: the call it asks about is in the stored conversation
-``item_reference``         nothing here (``item_references``): the door resolves it against the store
+``item_reference``         nothing here (``item_references``): the door checks it names an item of
+                           the conversation it continues (else 404)
 =========================  =============================================================================
 
 Unknown item types and fields never fail; a wrong type where the item's meaning depends on it does,

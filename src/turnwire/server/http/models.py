@@ -34,7 +34,8 @@ class InvokeData(_Open):
 
 
 class InvokeRequest(_Open):
-    """A turn to run. Unknown keys (``version``, ``flags``, ``meta``…) are accepted and ignored."""
+    """A turn to run. Unknown keys (``version``, ``meta``…) are accepted and ignored; ``flags`` are
+    the request controls (``doors.agenta.controls``)."""
 
     session_id: str | None = Field(
         default=None,

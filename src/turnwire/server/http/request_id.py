@@ -56,6 +56,11 @@ def request_id(scope: Scope | None = None) -> str:
     return _current.get() or new_request_id()
 
 
+def current_request_id() -> str | None:
+    """The id of the request being handled, ``None`` outside one (never a new id: log lines)."""
+    return _current.get()
+
+
 def accepted_id(value: str | None) -> str:
     """``value`` if it is a well-formed request id, else a new one."""
     return value if value is not None and _WELL_FORMED.fullmatch(value) else new_request_id()

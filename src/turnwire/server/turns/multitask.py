@@ -44,7 +44,8 @@ MULTITASK_HEADER: Final = "x-turnwire-multitask"
 BODY_FIELD: Final = "multitask_strategy"
 ENDING_GRACE: Final = 1.0
 """Seconds a refused turn first waits for the running one to free the conversation: a turn that
-sent its last chunk is still storing it when its client, reading that chunk, sends the next."""
+sent its last chunk is still storing it when its client, reading that chunk, sends the next. Not
+for a turn known to be still running (``LiveTurns.running_here``): that one is refused at once."""
 STOP_WAIT: Final = 10.0
 """Seconds ``interrupt`` waits for the stopped turn to store its end."""
 _RESTOP: Final = 0.5
@@ -121,8 +122,10 @@ async def admit(
     strategy = strategy or app.settings.multitask
     holder = got
     if strategy == "reject":
-        # A turn that already sent its end frees the conversation in moments: not "busy".
-        if await claims.wait_free(key, ENDING_GRACE):
+        # A turn that already sent its end frees the conversation in moments: not "busy". One
+        # still running in this process is busy now; of one elsewhere that is not known, so the
+        # grace applies (its end may not have reached Redis when its client asks again).
+        if not app.turns.running_here(holder) and await claims.wait_free(key, ENDING_GRACE):
             got = await claims.acquire(key, turn_id)
             if isinstance(got, Claim):
                 return Admission(got, waited_for=holder)

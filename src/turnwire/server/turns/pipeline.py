@@ -105,20 +105,34 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
         raise RequestError.at(503, "the server is shutting down; retry the request", (), "shutting_down")
     agent = app.agent(request.agent_name)
     session_id = request.session_id or new_random_id()
-    trace_id = new_random_id()
     # Tokens and warm agents are the tenant's: one tenant's session "chat" is not another's.
     scope = session_scope(app.tenant, session_id)
-    # One turn at a time per conversation, claimed before anything of it is read or written.
     resume = answers_paused_turn(request.messages, request.message_id, request.regenerate)
-    admission = await admit(
-        app, scope, session_id, trace_id, request.multitask, resume=resume, loc=request.session_loc
+    # Observed (tracing, metrics: ``turnwire.observability``), the turn's trace id is its span's.
+    watch = (
+        None
+        if app.observe is None
+        else app.observe.start_turn(request.agent_name, session_id, scope, resume=resume)
     )
+    trace_id = new_random_id() if watch is None else watch.trace_id
     try:
-        return await _start(app, request, agent, session_id, trace_id, scope, admission)
-    except BaseException:
-        if admission.claim is not None:
-            await admission.claim.release()
+        # One turn at a time per conversation, claimed before anything of it is read or written.
+        admission = await admit(
+            app, scope, session_id, trace_id, request.multitask, resume=resume, loc=request.session_loc
+        )
+        try:
+            started = await _start(app, request, agent, session_id, trace_id, scope, admission)
+        except BaseException:
+            if admission.claim is not None:
+                await admission.claim.release()
+            raise
+    except BaseException as exc:
+        if watch is not None:
+            watch.failed(exc)
         raise
+    if watch is not None:
+        started.events = watch.watch(started.events, started.task_id)
+    return started
 
 
 async def _start(

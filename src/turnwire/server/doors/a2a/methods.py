@@ -120,13 +120,13 @@ async def push_config(app: AppContext, method: str, params: dict[str, Any], lega
     task = await load_task(app, params.get("taskId") or params.get("id" if legacy else "taskId"))
     if method == "CreateTaskPushNotificationConfig":
         raw = params.get("pushNotificationConfig") if legacy else params
-        return await push.create_config(app.tenant, task.task_id, raw, patterns, "params")
-    found = push.configs(app.tenant, task.task_id)
+        return await push.create_config(app.store, app.tenant, task.task_id, raw, patterns, "params")
+    found = await push.configs(app.store, app.tenant, task.task_id)
     if method == "ListTaskPushNotificationConfigs":
         return {"configs": found, "nextPageToken": ""}
     config_id = params.get("id") if not legacy else params.get("pushNotificationConfigId")
     if method == "DeleteTaskPushNotificationConfig":
-        push.delete_config(app.tenant, task.task_id, config_id)
+        await push.delete_config(app.store, app.tenant, task.task_id, config_id)
         return {}
     match = next((c for c in found if c["id"] == config_id), None)
     if match is None:

@@ -10,8 +10,10 @@ pattern ``https://*`` never opens the server's own network. The address is check
 every delivery (a name that starts resolving elsewhere is refused then), redirects are not
 followed, and each event is tried ``ATTEMPTS`` times with backoff.
 
-Configs are kept in this process, per tenant and task (a worker restart forgets them). Each event
-is POSTed as its ``StreamResponse`` JSON with ``X-A2A-Notification-Token: <token>``.
+Configs are kept in the store, per tenant and task (``store.push_configs``), so a config registered
+through any worker reaches the worker running the task's turn, which reads them again every
+``REFRESH`` seconds while it streams. Each event is POSTed as its ``StreamResponse`` JSON with
+``X-A2A-Notification-Token: <token>``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from turnwire.server.doors.a2a.rpc import INVALID_PARAMS, PUSH_NOT_SUPPORTED, RpcError
+from turnwire.store import push_configs
 
 log = logging.getLogger("turnwire.server")
 
@@ -37,9 +40,10 @@ TOKEN_HEADER: Final = "X-A2A-Notification-Token"
 ATTEMPTS: Final = 3
 BACKOFF: Final = 0.2
 TIMEOUT: Final = 5.0
+MAX_CONFIG_ID: Final = 255
+REFRESH: Final = 0.5
+"""Seconds a running turn's sender trusts the configs it read (one small read per interval)."""
 
-_configs: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
-"""(tenant, task id) → config id → config, in this process."""
 _senders: set[asyncio.Task[None]] = set()
 
 
@@ -84,7 +88,7 @@ async def _addresses(url: str) -> list[str]:
 
 
 async def create_config(
-    tenant: str, task_id: str, raw: Any, patterns: Sequence[str], field: str
+    store: Any, tenant: str, task_id: str, raw: Any, patterns: Sequence[str], field: str
 ) -> dict[str, Any]:
     """Register a webhook for ``task_id`` (the task is the caller's: checked before)."""
     if not enabled(patterns):
@@ -96,53 +100,67 @@ async def create_config(
     if reason is not None:
         raise RpcError(INVALID_PARAMS, reason, {"field": f"{field}.url", "reason": "push_url_refused"})
     token = raw.get("token")
+    given = raw.get("id") or None  # proto3 JSON may send "" for an id it leaves to the server
+    if given is not None and not (isinstance(given, str) and 0 < len(given) <= MAX_CONFIG_ID):
+        msg = f"{field}.id must be a string of 1 to {MAX_CONFIG_ID} characters"
+        raise RpcError(INVALID_PARAMS, msg, {"field": f"{field}.id"})
     config = {
-        "id": raw.get("id") if isinstance(raw.get("id"), str) and raw.get("id") else uuid.uuid4().hex,
+        "id": given or uuid.uuid4().hex,
         "taskId": task_id,
         "url": url,
     }
     if isinstance(token, str) and token:
         config["token"] = token
-    _configs.setdefault((tenant, task_id), {})[config["id"]] = config
+    await push_configs.save(store, tenant, task_id, config)
     return config
 
 
-def configs(tenant: str, task_id: str) -> list[dict[str, Any]]:
-    return list(_configs.get((tenant, task_id), {}).values())
+async def configs(store: Any, tenant: str, task_id: str) -> list[dict[str, Any]]:
+    return await push_configs.load(store, tenant, task_id)
 
 
-def delete_config(tenant: str, task_id: str, config_id: Any) -> bool:
-    found = _configs.get((tenant, task_id), {})
-    return found.pop(config_id, None) is not None if isinstance(config_id, str) else False
+async def delete_config(store: Any, tenant: str, task_id: str, config_id: Any) -> bool:
+    if not isinstance(config_id, str):
+        return False
+    return await push_configs.delete(store, tenant, task_id, config_id)
 
 
 async def tapped(
-    body: AsyncIterator[bytes], tenant: str, task_id: str, patterns: Sequence[str]
+    body: AsyncIterator[bytes], store: Any, tenant: str, task_id: str, patterns: Sequence[str]
 ) -> AsyncIterator[bytes]:
     """``body`` (a task turn's SSE events) unchanged, each event also delivered to the task's
-    webhooks in order (by one sender task, so a slow webhook never holds the stream back)."""
+    webhooks in order (by one sender task, so a slow webhook or the store never holds the stream
+    back)."""
     queue: asyncio.Queue[bytes | None] = asyncio.Queue()
-    sender = asyncio.get_running_loop().create_task(_send_all(queue, tenant, task_id, patterns))
+    sender = asyncio.get_running_loop().create_task(_send_all(queue, store, tenant, task_id, patterns))
     _senders.add(sender)  # held until done: the sender outlives the stream by its retries
     sender.add_done_callback(_senders.discard)
     try:
         async with contextlib.aclosing(body):  # type: ignore[type-var]
             async for chunk in body:
-                if configs(tenant, task_id):
-                    for event in chunk.split(b"\n\n"):
-                        if event.startswith(b"data: "):
-                            queue.put_nowait(event[6:])
+                for event in chunk.split(b"\n\n"):
+                    if event.startswith(b"data: "):
+                        queue.put_nowait(event[6:])
                 yield chunk
     finally:
         queue.put_nowait(None)
 
 
 async def _send_all(
-    queue: asyncio.Queue[bytes | None], tenant: str, task_id: str, patterns: Sequence[str]
+    queue: asyncio.Queue[bytes | None], store: Any, tenant: str, task_id: str, patterns: Sequence[str]
 ) -> None:
+    loop = asyncio.get_running_loop()
+    found: list[dict[str, Any]] = []
+    read_at = -REFRESH
     async with httpx.AsyncClient(timeout=TIMEOUT, follow_redirects=False) as client:
         while (payload := await queue.get()) is not None:
-            for config in configs(tenant, task_id):
+            if loop.time() - read_at >= REFRESH:
+                try:
+                    found = await configs(store, tenant, task_id)
+                except Exception:  # the store is away: deliver to the webhooks known so far
+                    log.warning("could not read the push configs of task %s", task_id, exc_info=True)
+                read_at = loop.time()
+            for config in found:
                 await _deliver(client, config, payload, patterns)
 
 

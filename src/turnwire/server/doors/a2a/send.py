@@ -229,7 +229,8 @@ async def start_task_turn(app: AppContext, agent_name: str, send: Send) -> TaskT
     a2a = {"message": send.raw, "metadata": send.metadata, "taskId": new_task_id}
     if send.push is not None:  # refused before the turn starts, or registered for its first event
         field = "params.configuration.taskPushNotificationConfig"
-        await push.create_config(app.tenant, new_task_id, send.push, app.settings.a2a_push_allow, field)
+        patterns = app.settings.a2a_push_allow
+        await push.create_config(app.store, app.tenant, new_task_id, send.push, patterns, field)
     try:
         turn = await start_turn(
             app,
@@ -272,7 +273,7 @@ def run_live(app: AppContext, started: TaskTurn, *, detached: bool) -> Any:
     body = stream_body(turn.events, started.encoder, Transport.SSE)
     patterns = app.settings.a2a_push_allow
     if patterns:
-        body = push.tapped(body, app.tenant, started.task_id, patterns)
+        body = push.tapped(body, app.store, app.tenant, started.task_id, patterns)
     return app.turns.begin(
         live_key(app, turn.session_id),
         turn.trace_id,

@@ -3,8 +3,10 @@ that serves turns (``x-ag-messages-format``: ``agenta``, the default, or ``verce
 
 The order of checks is fixed so a request is refused before any agent code runs: agent name (404),
 ``x-ag-messages-format`` (400), the format's client version header (400), ``Accept`` (406), body
-size (413), JSON syntax and depth (400), envelope shape (422), session id (400), messages (422).
-Only then does the turn start, on the one pipeline (``server.pipeline``).
+size (413), JSON syntax and depth (400), envelope shape (422), ``flags`` (422, then 406 for a
+``flags.stream`` that ``Accept`` refuses), session id (400), messages (422). Only then does the
+turn start, on the one pipeline (``server.pipeline``). The request controls (``flags``, their
+headers) are ``controls``.
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ from turnwire.framing import JSON_MEDIA_TYPE, NDJSON_MEDIA_TYPE, SSE_KEEPALIVE_L
 from turnwire.interactions import render_pending
 from turnwire.model import ErrorEvent, Event, InteractionRequest
 from turnwire.server.context import AppContext
+from turnwire.server.doors.agenta.controls import read_controls, stream_transport, trim_to_trailing_unit
 from turnwire.server.doors.agenta.resume import add_resume_routes, resumable_wire
+from turnwire.server.doors.agenta.resume import resume as resume_turn
 from turnwire.server.http.errors import RequestError
 from turnwire.server.http.models import (
     SESSION_ID_PATTERN,
@@ -149,9 +153,18 @@ async def invoke(request: Request, app: AppContext, agent_name: str) -> Response
     transport = _transport(headers.get("accept"))
     body = await read_object(request, app)
     raw_messages, parameters = _envelope(body)
+    controls = read_controls(body, headers)
+    transport = stream_transport(transport, headers.get("accept"), controls.stream)
     sid = _session_id(body, headers.get("x-ag-session-id"), headers.get("baggage"))
     messages = parse_messages(fmt, raw_messages, _MESSAGES_LOC)
-    detached = continues_without_client(request, app)
+    detached = continues_without_client(request, app) if controls.detached is None else controls.detached
+    multitask = requested_strategy(request, body.get("multitask_strategy"))
+    if controls.force:
+        if not raw_messages and sid and transport is Transport.SSE and fmt.sse_event_ids:
+            attached = await resume_turn(request, sid, agent_name)
+            if attached.status_code != 204:
+                return attached
+        multitask = "interrupt"
     turn = await start_turn(
         app,
         TurnRequest(
@@ -163,7 +176,7 @@ async def invoke(request: Request, app: AppContext, agent_name: str) -> Response
             from_store=wants_stored_history(request),
             batch=transport is Transport.JSON,
             message_id=fmt.continuation_id(raw_messages),
-            multitask=requested_strategy(request, body.get("multitask_strategy")),
+            multitask=multitask,
         ),
     )
     info = TurnInfo(
@@ -176,7 +189,7 @@ async def invoke(request: Request, app: AppContext, agent_name: str) -> Response
     out_headers = turn.headers
     if transport is Transport.JSON:
         collected = await collect_turn(app, turn, request, detached=detached)
-        return _batch(fmt, collected, info, out_headers)
+        return _batch(fmt, collected, info, out_headers, trim=controls.trim)
     if transport is Transport.NDJSON and not fmt.ndjson:
         fmt = get_format(DEFAULT_FORMAT)  # no NDJSON form: Agenta frames, as the reference does
     assert fmt.stream_encoder is not None  # _format admits only formats that serve turns
@@ -193,13 +206,18 @@ async def invoke(request: Request, app: AppContext, agent_name: str) -> Response
     return serve_turn(app, turn, frames, transport, out_headers, detached=detached)
 
 
-def _batch(fmt: WireFormat, events: list[Event], info: TurnInfo, headers: dict[str, str]) -> Response:
-    """The folded turn in the envelope. A turn whose agent failed answers the reference's 500 with
-    ``failure_code: agent_run_failed`` and the failure's text; what the turn said is still there."""
+def _batch(
+    fmt: WireFormat, events: list[Event], info: TurnInfo, headers: dict[str, str], *, trim: bool = False
+) -> Response:
+    """The folded turn in the envelope (its messages cut to their trailing unit with ``trim``). A
+    turn whose agent failed answers the reference's 500 with ``failure_code: agent_run_failed``
+    and the failure's text; what the turn said is still there."""
     assert fmt.render_turn is not None
     turn = fold(events)
     pending = [e for e in events if isinstance(e, InteractionRequest)]
     outputs = fmt.render_turn(turn, pending, replace(info, events=events))
+    if trim and isinstance(outputs.get("messages"), list):
+        outputs["messages"] = trim_to_trailing_unit(outputs["messages"])
     headers.update(fmt.batch_headers)
     if turn.pending_interaction is not None:
         # Beyond the reference, which names only the last request: every gate of the turn, so a

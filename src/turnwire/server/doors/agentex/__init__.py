@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from turnwire.server.doors.agentex import agents, messages, tasks
+from turnwire.server.doors.agentex import agents, messages, spans, tasks
 from turnwire.server.doors.agentex.deps import get_agents, get_store
 
 router = APIRouter()
 router.include_router(messages.router)
 router.include_router(tasks.router)
 router.include_router(agents.router)
+router.include_router(spans.router)
 
 
 __all__ = ["get_agents", "get_store", "router"]

@@ -20,6 +20,8 @@ from turnwire.formats import TurnInfo, get_format
 from turnwire.formats.agui import RunInput, parse_run_input
 from turnwire.framing import SSE_MEDIA_TYPE
 from turnwire.server.context import AppContext
+from turnwire.server.doors.agui.client_module import add_client_route
+from turnwire.server.doors.agui.connect import AGUI_WIRE, add_connect_routes
 from turnwire.server.http.errors import RequestError
 from turnwire.server.http.models import SESSION_ID_PATTERN, MessageBody, ValidationErrorBody
 from turnwire.server.http.negotiation import Transport
@@ -94,6 +96,8 @@ def agui_router(dependencies: Sequence[Any] = ()) -> APIRouter:
     with ``dependencies``: see ``app.create_router``)."""
     router = APIRouter(tags=["agui"], dependencies=list(dependencies))
     add_door(router, "agui", agui, summary="AG-UI run", responses=_RESPONSES, openapi_extra=_OPENAPI_BODY)
+    add_connect_routes(router)
+    add_client_route(router)
     return router
 
 
@@ -127,7 +131,8 @@ async def agui(request: Request, app: AppContext, agent_name: str) -> Response:
     headers = {**turn.headers, **AGUI.stream_headers}
     # Registered like every door's turn: stop reaches it; a client that leaves cancels it (unless
     # x-ag-on-disconnect / TURNWIRE_ON_DISCONNECT say continue).
-    return serve_turn(app, turn, frames, Transport.SSE, headers, detached=detached)
+    # Its wire lets GET /agui/threads/{threadId}/connect follow it (``connect``).
+    return serve_turn(app, turn, frames, Transport.SSE, headers, detached=detached, wire=AGUI_WIRE)
 
 
 def _run_input(body: dict[str, Any]) -> RunInput:

@@ -3,9 +3,10 @@
 ``model`` names the agent (``/v1/models`` lists the served ones). A completion is one turn on the
 pipeline, so approvals are signed and checked and the turn is recorded like on every door.
 
-Sessions are stateless by default: the client sends the whole conversation and every request is
-a new session (and task). A client keeps one session with the ``x-ag-session-id`` header or
-``metadata.session_id``; with ``x-ag-history: stored`` it then sends only its new messages. An
+A client that names no session resends the whole conversation: a request continuing a
+conversation this door answered for the tenant continues its session (``formats.openai.continuity``),
+else it is a new session (and task). A client names its session with the ``x-ag-session-id``
+header or ``metadata.session_id``; with ``x-ag-history: stored`` it then sends only its new messages. An
 answered approval resumes the session it was issued in (the ``turnwire_approval`` call names it). Every
 answer names its session, trace and task in the ``x-ag-*`` headers.
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
@@ -36,6 +37,7 @@ from turnwire.formats.openai import (
     parse_request,
     render_completion,
 )
+from turnwire.formats.openai.continuity import ReplyView, conversation_digest, resent_prefix
 from turnwire.framing import SSE_DONE, SSE_MEDIA_TYPE
 from turnwire.model import ErrorEvent, InteractionRequest, Usage
 from turnwire.server.context import AppContext, current
@@ -45,9 +47,10 @@ from turnwire.server.http.openai_errors import openai_error
 from turnwire.server.turns.door import read_object, session_id
 from turnwire.server.turns.door_route import DoorRoute
 from turnwire.server.turns.multitask import requested_strategy
-from turnwire.server.turns.pipeline import TurnRequest, start_turn, wants_stored_history
+from turnwire.server.turns.pipeline import StartedTurn, TurnRequest, start_turn, wants_stored_history
 from turnwire.server.turns.running import collect_turn, continues_without_client, serve_turn
 from turnwire.server.turns.streaming import stream_body
+from turnwire.store.chat_digests import remember, session_of
 
 log = logging.getLogger("turnwire.server")
 
@@ -177,33 +180,54 @@ async def chat_completions(request: Request) -> Response:
 
 
 async def _complete(request: Request, app: AppContext) -> Response:
-    chat = _parse(await read_object(request, app))
+    body = await read_object(request, app)
+    chat = _parse(body)
     app.agent(chat.model)
     detached = continues_without_client(request, app)
-    turn = await start_turn(
-        app,
-        TurnRequest(
+    from_store = wants_stored_history(request)
+    session = _session(request, chat)
+    # A client that names no session resends its whole conversation: continue the stored one it
+    # is (``formats.openai.continuity``), unless that one is busy or gone (then a new session).
+    stateless = not session and not from_store and app.store is not None
+    found = await _continued_session(app, body["messages"]) if stateless else None
+
+    def turn_request(session_id: str, continued: tuple[str, int] | None = None) -> TurnRequest:
+        messages = chat.messages
+        if continued is not None:  # only what follows the stored part is new: the stored
+            # conversation (with the tool calls the agent ran, which the client never saw) goes first
+            messages = _parse({**body, "messages": body["messages"][continued[1] :]}).messages
+        return TurnRequest(
             chat.model,
-            chat.messages,
-            session_id=_session(request, chat),
+            messages,
+            session_id=session_id,
             loc=_MESSAGES_LOC,
             parameters={"openai": {**chat.parameters, "user": chat.user, "metadata": chat.metadata}},
-            from_store=wants_stored_history(request),
+            from_store=from_store or continued is not None,
             batch=not chat.stream,
             multitask=requested_strategy(
                 request, chat.metadata.get("multitask_strategy"), ("body", "metadata", "multitask_strategy")
             ),
-        ),
-    )
+        )
+
+    try:
+        turn = await start_turn(app, turn_request(found[0], found) if found else turn_request(session))
+    except RequestError as exc:
+        if not found or exc.status != 409:
+            raise
+        turn = await start_turn(app, turn_request(""))
     completion_id = f"chatcmpl-{turn.trace_id}"
     created = int(time.time())
+    sent = body["messages"] if stateless else None
     if chat.stream:
         encoder = ChatChunkEncoder(
             completion_id, chat.model, created, include_usage=chat.include_usage, session_id=turn.session_id
         )
-        body = stream_body(turn.events, encoder, Transport.SSE, trailer=SSE_DONE)
+        if sent is None:
+            stream = stream_body(turn.events, encoder, Transport.SSE, trailer=SSE_DONE)
+        else:
+            stream = _remembering(app, turn, sent, encoder)
         headers = {**turn.headers, **STREAM_HEADERS}
-        return serve_turn(app, turn, body, Transport.SSE, headers, detached=detached)
+        return serve_turn(app, turn, stream, Transport.SSE, headers, detached=detached)
     events = await collect_turn(app, turn, request, detached=detached)  # shutdown: the turn so far
     folded = fold(events, full=True)
     if folded.stop_reason == "error":
@@ -223,7 +247,64 @@ async def _complete(request: Request, app: AppContext) -> Response:
         pending=pending,
         session_id=turn.session_id,
     )
+    if sent is not None:
+        await _remember(app, turn, [*sent, completion["choices"][0]["message"]])
     return json_response(completion, 200, turn.headers)
+
+
+async def _continued_session(app: AppContext, messages: list[Any]) -> tuple[str, int] | None:
+    """The stored session ``messages`` continue and how many of them it already holds, if any."""
+    prefix = resent_prefix(messages)
+    if prefix is None or len(prefix) == len(messages):
+        return None
+    try:
+        found = await session_of(app.store, app.tenant, conversation_digest(prefix))
+    except Exception:  # continuity is a convenience: a store hiccup here starts a new session
+        log.warning("could not look up the conversation a Chat Completions request continues", exc_info=True)
+        return None
+    return None if found is None else (found, len(prefix))
+
+
+async def _remember(app: AppContext, turn: StartedTurn, conversation: list[Any]) -> None:
+    """The conversation as the client will resend it is ``turn``'s session, for its next request."""
+    try:
+        await remember(app.store, app.tenant, conversation_digest(conversation), turn.session_id)
+    except Exception:
+        log.warning("could not remember the conversation of session %s", turn.session_id, exc_info=True)
+
+
+async def _remembering(
+    app: AppContext, turn: StartedTurn, sent: list[Any], encoder: ChatChunkEncoder
+) -> AsyncIterator[bytes]:
+    """The stream, with the conversation the client now holds remembered before ``[DONE]`` (the
+    client's next request may come as soon as it reads it)."""
+    watched = _Watched(encoder)
+    async for chunk in stream_body(turn.events, watched, Transport.SSE):
+        yield chunk
+    if encoder.stop_reason != "error":
+        await _remember(app, turn, [*sent, watched.view.message()])
+    yield SSE_DONE
+
+
+class _Watched:
+    """``encoder``, with what its chunks say read as the client reads them (``ReplyView``)."""
+
+    def __init__(self, encoder: ChatChunkEncoder) -> None:
+        self.encoder = encoder
+        self.view = ReplyView()
+
+    def start(self) -> list[Any]:
+        return self.encoder.start()
+
+    def encode(self, event: Any) -> list[Any]:
+        chunks = self.encoder.encode(event)
+        self.view.read(chunks)
+        return chunks
+
+    def finish(self, error: str | None = None) -> list[Any]:
+        chunks = self.encoder.finish(error=error)
+        self.view.read(chunks)
+        return chunks
 
 
 def _parse(body: dict[str, Any]) -> ChatRequest:

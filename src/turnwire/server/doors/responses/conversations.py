@@ -114,7 +114,7 @@ def _items(body: dict[str, Any], required: bool) -> list[Message]:
         raise RequestError(400, [exc]) from None
 
 
-def _rendered(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def rendered_items(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Stored records → input items, each named by the record it came from."""
     messages = [m for m in to_messages(records) if not any(isinstance(b, DataBlock) for b in m.content)]
     out: list[dict[str, Any]] = []
@@ -168,7 +168,7 @@ async def list_items(conversation_id: str, request: Request) -> Response:
         app = current(request)
         task = await _task(app, conversation_id)
         records = await stored_conversation(_store(app, conversation_id), task["id"])
-        return json_response(page(_rendered(records), request), 200)
+        return json_response(page(rendered_items(records), request), 200)
     except Exception as exc:
         return openai_error(exc)
 
@@ -179,6 +179,6 @@ async def add_items(conversation_id: str, request: Request) -> Response:
         task = await _task(app, conversation_id)
         messages = _items(await read_object(request, app), required=True)
         stored = await _store(app, conversation_id).append_messages(task["id"], messages)
-        return json_response(page(_rendered(stored), request, order="asc"), 200)
+        return json_response(page(rendered_items(stored), request, order="asc"), 200)
     except Exception as exc:
         return openai_error(exc)

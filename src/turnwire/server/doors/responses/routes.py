@@ -44,6 +44,7 @@ from turnwire.server.context import AppContext, current
 from turnwire.server.doors.responses.conversations import add_conversation_routes
 from turnwire.server.doors.responses.openapi import CREATE_BODY, CREATE_RESPONSES, DELETED, ITEMS, stored
 from turnwire.server.doors.responses.pages import page
+from turnwire.server.doors.responses.references import check_references
 from turnwire.server.doors.responses.resume import WIRE, resume
 from turnwire.server.doors.responses.state import (
     envelopes,
@@ -195,6 +196,7 @@ async def _create(request: Request, app: AppContext) -> Response:
     app.agent(req.model)
     keep = req.store and app.store is not None
     session, records, branch_from = await _session(app, req)
+    await check_references(app.store if keep else None, session, req.raw_input)
     resolve_decisions(req.messages, records, req.raw_input)
     ctx = app if keep else _without_store(app)
     detached = continues_without_client(request, ctx)

@@ -1,0 +1,172 @@
+"""The one object an observed app holds (``AppContext.observe``) and the per-turn hook.
+
+``Observer.start_turn`` is the pipeline's one call per turn: it opens the turn's span (whose trace
+id becomes the turn's) and starts its clock; ``TurnWatch.watch`` wraps the turn's events so both
+see each event as the door delivers it, and end with the turn's final event.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from turnwire.observability.http import current_request
+from turnwire.runtime.context import new_random_id
+
+log = logging.getLogger("turnwire.observability")
+
+if TYPE_CHECKING:
+    from turnwire.observability.metrics import TurnClock, TurnMetrics
+    from turnwire.observability.turn_span import TurnSpan, TurnTracer
+    from turnwire.runtime.runner import EventRun
+    from turnwire.server.settings import Settings
+
+
+class Observer:
+    """Tracing (``tracer``) and metrics (``metrics``) of one app; either may be ``None``."""
+
+    def __init__(self, tracer: TurnTracer | None, metrics: TurnMetrics | None, provider: Any = None) -> None:
+        self.tracer = tracer
+        self.metrics = metrics
+        self.provider = provider
+        """The SDK's tracer provider (``flush``, ``shutdown``), when tracing."""
+
+    @classmethod
+    def build(
+        cls, settings: Settings, *, trace: bool, metrics: bool, environ: Mapping[str, str] | None = None
+    ) -> Observer:
+        tracer = provider = None
+        if trace:
+            from turnwire import __version__
+            from turnwire.observability.tracing import capture_content, tracer_provider
+            from turnwire.observability.turn_span import TurnTracer
+
+            provider = tracer_provider(environ)
+            otel_tracer = provider.get_tracer("turnwire", __version__)
+            tracer = TurnTracer(otel_tracer, capture_content=capture_content(environ))
+        measured = None
+        if metrics:
+            from turnwire.observability.metrics import TurnMetrics
+
+            measured = TurnMetrics()
+        return cls(tracer, measured, provider)
+
+    def start_turn(self, agent: str, session_id: str, scope: str, *, resume: bool) -> TurnWatch:
+        request = current_request()
+        wire = request.wire if request is not None else "http"
+        span = (
+            None
+            if self.tracer is None
+            else self.tracer.start(agent, session_id, scope, request, resume=resume)
+        )
+        clock = None if self.metrics is None else self.metrics.start_turn(agent, wire, resume=resume)
+        # Traced, the turn's trace id is its span's; else a fresh one, as the pipeline mints it.
+        trace_id = new_random_id() if span is None else span.trace_id
+        if request is not None:
+            request.trace_id, request.session = trace_id, session_id
+        return TurnWatch(span, clock, trace_id)
+
+    def timed_store(self, store: Any) -> Any:
+        """``store`` with its operations timed, when metrics are on (else ``store`` itself)."""
+        if self.metrics is None:
+            return store
+        from turnwire.observability.timed_store import TimedStore
+
+        return TimedStore(store, self.metrics)
+
+    def flush(self, timeout_millis: int = 5000) -> bool:
+        """Export every ended span now (tests, shutdown)."""
+        return self.provider is None or bool(self.provider.force_flush(timeout_millis))
+
+    def shutdown(self) -> None:
+        if self.provider is not None:
+            self.provider.shutdown()
+
+
+class TurnWatch:
+    """One turn's span and clock."""
+
+    __slots__ = ("clock", "span", "trace_id")
+
+    def __init__(self, span: TurnSpan | None, clock: TurnClock | None, trace_id: str) -> None:
+        self.span = span
+        self.clock = clock
+        self.trace_id = trace_id
+        """The turn's trace id: its span's when traced."""
+
+    def watch(self, events: EventRun, task_id: str | None = None) -> EventRun:
+        """``events`` seen by this watch as they are pulled; ``task_id``: the turn's task."""
+        if self.span is not None:
+            self.span.task_id = task_id
+        return WatchedRun(events, self)
+
+    def failed(self, exc: BaseException) -> None:
+        """The turn was refused or failed to start: its span and clock end as an error."""
+        if self.span is not None:
+            self.span.fail(exc)
+        if self.clock is not None:
+            status = getattr(exc, "status", None)
+            self.clock.end("error", str(status) if isinstance(status, int) else type(exc).__qualname__)
+
+    def ended(self, stop_reason: str | None) -> None:
+        if self.span is not None:
+            self.span.end(stop_reason)
+        if self.clock is not None:
+            self.clock.end(stop_reason)
+
+
+class WatchedRun:
+    """A running turn, unchanged, whose events its watch sees as they are pulled."""
+
+    __slots__ = ("_pulled", "_run", "_watch")
+
+    def __init__(self, run: EventRun, watch: TurnWatch) -> None:
+        self._run = run
+        self._watch = watch
+        self._pulled = False
+
+    @property
+    def stop_reason(self) -> str | None:
+        return self._run.stop_reason
+
+    def __getattr__(self, name: str) -> Any:
+        # What a door reads of the run it was given (``cancel``, the recorder's fields) passes through.
+        return getattr(self._run, name)
+
+    def __aiter__(self) -> WatchedRun:
+        return self
+
+    def __anext__(self) -> Any:
+        return self.pull(None)
+
+    async def pull(self, timeout: float | None) -> Any:
+        watch = self._watch
+        if not self._pulled and watch.span is not None:
+            # The first pull starts the agent's task: it inherits the span as its current one.
+            self._pulled = True
+            tokens = watch.span.attach()
+            try:
+                event = await self._run.pull(timeout)
+            finally:
+                watch.span.detach(tokens)
+        else:
+            event = await self._run.pull(timeout)
+        if event is not None:
+            try:
+                if watch.span is not None:
+                    watch.span.on_event(event)
+                if watch.clock is not None:
+                    watch.clock.on_event(event)
+            except Exception:
+                # Observing a turn must never break it: this turn goes on unobserved.
+                log.exception("observing a turn failed; the turn goes on without its span and metrics")
+                watch.span = watch.clock = None
+        return event
+
+    async def aclose(self) -> None:
+        try:
+            await self._run.aclose()
+        finally:
+            # Closed before its final event was delivered: the turn was stopped.
+            self._watch.ended(self._run.stop_reason or "cancelled")
