@@ -106,6 +106,13 @@ def test_a_new_conversation_goes_to_the_top_and_records_its_agent(page: Page, se
     send(page, f"top {tag}")
     wait_idle(page)
     expect(_sidebar(page).locator(".task-title").first).to_have_text(f"top {tag}")
+    # The page notes the agent once the answer has begun, without waiting for it: poll for it.
+    agents: list[str | None] = []
     with httpx.Client(base_url=server_url, timeout=10) as client:
-        found = client.get("conversations", params={"q": f"top {tag}"}).json()["conversations"]
-    assert [c["agent"] for c in found] == ["shout"]
+        for _ in range(100):
+            found = client.get("conversations", params={"q": f"top {tag}"}).json()["conversations"]
+            agents = [c["agent"] for c in found]
+            if agents == ["shout"]:
+                break
+            page.wait_for_timeout(50)
+    assert agents == ["shout"]

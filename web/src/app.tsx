@@ -482,7 +482,9 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
     if (status === 'ready' || status === 'error' || status === 'streaming') refreshTasks();
     // A new conversation's first answer has begun: its task exists now, so its agent can be noted
     // on it (other browsers then continue it with the same agent).
-    if (status === 'streaming' && chat && chat.messages.length <= 2 && !agentNoted.current.has(chat.id)) {
+    // (A quick answer may go from submitted to ready within one frame: 'streaming' is never seen.)
+    const answered = status === 'streaming' || status === 'ready';
+    if (answered && chat && chat.messages.length === 2 && !agentNoted.current.has(chat.id)) {
       agentNoted.current.add(chat.id);
       void recordAgent(chat.id, chat.agent ?? defaultAgent).catch(() => undefined);
     }
