@@ -36,7 +36,7 @@ node-deps:
 
 # Rebuild the chat page (web/ -> src/turnwire/server/static/); commit the result.
 page:
-	cd $(WEB_DIR) && npm ci --no-audit --no-fund --loglevel=error && npm run check && npm run build
+	cd $(WEB_DIR) && npm ci --no-audit --no-fund --loglevel=error && npm run check && npm run build && node vendor-docs.mjs
 
 # Retake docs/page.png (the README's screenshot) with the browser test that draws it.
 screenshot: system-deps venv

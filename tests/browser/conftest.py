@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 from chat_page import PageProblems, open_page
-from page_agents import page_test_agents
+from page_agents import more_page_test_agents, page_test_agents
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 
 from services import serve_app
@@ -59,6 +59,19 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         keepalive_seconds=1,
     )
     with serve_app(create_app(page_test_agents(), settings=settings)) as url:
+        yield url + "/"
+
+
+@pytest.fixture(scope="session")
+def more_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Like ``server_url``, with more agents (``more_page_test_agents``) and a store of its own."""
+    data = tmp_path_factory.mktemp("page-server-more")
+    settings = Settings(
+        db_url=f"sqlite:///{data / 'turnwire.db'}",
+        approval_secret_file=str(data / "secret"),
+        keepalive_seconds=1,
+    )
+    with serve_app(create_app(more_page_test_agents(), settings=settings)) as url:
         yield url + "/"
 
 

@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import struct
+import threading
 import zlib
 from collections.abc import AsyncIterator
 
 from turnwire.agents import builtin_agents
-from turnwire.model import Done, Event, FileEvent, MessageEvent
+from turnwire.model import (
+    Done,
+    Event,
+    FileEvent,
+    MessageDelta,
+    MessageEnd,
+    MessageEvent,
+    MessageStart,
+    ToolCall,
+    ToolResult,
+)
 from turnwire.runtime import Agent, TurnContext
 
 
@@ -40,9 +52,32 @@ async def shout(ctx: TurnContext) -> AsyncIterator[Event]:
     yield Done(stop_reason="end_turn")
 
 
+PAUSE = "⏸"
+"""In a message to ``parrot``: the reply stops here until a test sets ``PAUSE_GATE``."""
+
+PAUSE_GATE = threading.Event()
+
+
 async def parrot(ctx: TurnContext) -> AsyncIterator[Event]:
-    """Answers with the last user message, word for word (to show Markdown as a model would send it)."""
-    yield MessageEvent(text=ctx.last_user_text())
+    """Answers with the last user message, word for word (to show Markdown as a model would send it).
+
+    A message with ``PAUSE`` in it is answered in two deltas: the part before it, then (once a test
+    sets ``PAUSE_GATE``, or after 10 s) the rest, so a test can look at a half-written reply.
+    """
+    text = ctx.last_user_text()
+    if PAUSE not in text:
+        yield MessageEvent(text=text)
+        yield Done(stop_reason="end_turn")
+        return
+    first, _, rest = text.partition(PAUSE)
+    yield MessageStart(id="m1")
+    yield MessageDelta(id="m1", delta=first)
+    for _ in range(500):
+        if PAUSE_GATE.is_set():
+            break
+        await asyncio.sleep(0.02)
+    yield MessageDelta(id="m1", delta=rest)
+    yield MessageEnd(id="m1")
     yield Done(stop_reason="end_turn")
 
 
@@ -51,6 +86,24 @@ async def painter(ctx: TurnContext) -> AsyncIterator[Event]:
     yield FileEvent(url=RED_PNG, media_type="image/png")
     yield MessageEvent(text="Here is a red picture.")
     yield Done(stop_reason="end_turn")
+
+
+async def searcher(ctx: TurnContext) -> AsyncIterator[Event]:
+    """Calls a ``search`` tool that returns 40 results, then answers in one sentence."""
+    query = ctx.last_user_text()
+    results = [
+        {"rank": i, "title": f"Result {i} for {query}", "url": f"https://example.com/{i}"}
+        for i in range(1, 41)
+    ]
+    yield ToolCall(id="call_search", name="search", input={"query": query})
+    yield ToolResult(id="call_search", name="search", output=results)
+    yield MessageEvent(text=f"I found {len(results)} results for {query}.")
+    yield Done(stop_reason="end_turn")
+
+
+def more_page_test_agents() -> dict[str, Agent]:
+    """The agents of ``page_test_agents`` and more, for tests that need a second server."""
+    return {**page_test_agents(), "searcher": searcher}
 
 
 def page_test_agents() -> dict[str, Agent]:

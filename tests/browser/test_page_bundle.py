@@ -39,3 +39,17 @@ def test_the_committed_bundle_is_built_from_the_sources(tmp_path: Path) -> None:
     assert built == committed == ["THIRD_PARTY.txt", "index.html", "page.js", "style.css"]
     stale = [name for name in built if (tmp_path / name).read_bytes() != (STATIC / name).read_bytes()]
     assert stale == [], f"{stale} differ from what web/ builds: run `make page` and commit the result"
+
+
+@pytest.mark.node
+def test_the_committed_swagger_ui_is_the_locked_package(tmp_path: Path) -> None:
+    node = _web_ready()
+    done = subprocess.run(
+        [node, "vendor-docs.mjs", "--out", str(tmp_path)], cwd=WEB, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    swagger = ROOT / "src" / "turnwire" / "server" / "swagger"
+    built = sorted(p.name for p in tmp_path.iterdir())
+    assert built == sorted(p.name for p in swagger.iterdir())
+    stale = [name for name in built if (tmp_path / name).read_bytes() != (swagger / name).read_bytes()]
+    assert stale == [], f"{stale} differ from swagger-ui-dist: run `make page` and commit the result"

@@ -2,20 +2,14 @@
 import { generateId, type UIMessage } from 'ai';
 import type { JSX } from 'preact';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { currentKeyQuestion, onKeyQuestion } from './api';
+import { currentKeyQuestion, HttpError, onKeyQuestion } from './api';
+import { type Alternatives, alternatives, type Branch, chosenBranch, readBranches } from './branches';
+import { CopyButton } from './copy';
 import { PageChat } from './chat';
 import { type PartActions, PartView } from './parts';
-import {
-  type AgentInfo,
-  chatAgents,
-  fetchTitle,
-  listAgents,
-  listTasks,
-  storedMessages,
-  type TaskRow,
-  titleOf,
-  titles,
-} from './store';
+import { chatIdOf, recordAgent } from './conversations';
+import { Sidebar } from './sidebar';
+import { type AgentInfo, chatAgents, listAgents, storedMessages, titleOf, titles } from './store';
 
 const DEMO_PROMPTS = ['weather in Paris', 'delete notes.txt', 'ask me', 'count to 50', 'fail'];
 
@@ -98,83 +92,6 @@ function KeyDialog(): JSX.Element | null {
         </div>
       </form>
     </div>
-  );
-}
-
-function Sidebar({
-  tasks,
-  activeId,
-  open,
-  onOpen,
-  onNew,
-  onClose,
-}: {
-  tasks: TaskRow[];
-  activeId: string | null;
-  open: boolean;
-  onOpen: (id: string) => void;
-  onNew: () => void;
-  onClose: () => void;
-}): JSX.Element {
-  const [, setTitled] = useState(0);
-  const first = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    // Opened over the chat (phones): the keyboard goes with it; Escape closes it.
-    if (open) first.current?.focus();
-  }, [open]);
-  useEffect(() => {
-    // Conversations started elsewhere: title them by their first message, a few at a time.
-    let cancelled = false;
-    (async () => {
-      for (const task of tasks.slice(0, 30)) {
-        const chatId = task.name ?? task.id;
-        if (cancelled || titles.get(chatId)) continue;
-        const title = await fetchTitle(task.id).catch(() => undefined);
-        if (title && !cancelled) {
-          titles.set(chatId, title);
-          setTitled((n) => n + 1);
-        }
-      }
-    })();
-    return () => {
-      cancelled = true;
-    };
-  }, [tasks]);
-  return (
-    <nav
-      class={`sidebar${open ? ' open' : ''}`}
-      aria-label="Conversations"
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') onClose();
-      }}
-    >
-      <button type="button" class="new-chat" ref={first} onClick={onNew}>
-        + New chat
-      </button>
-      <h2 class="sidebar-title">Conversations</h2>
-      <ul class="tasks">
-        {tasks.map((task) => {
-          const chatId = task.name ?? task.id;
-          const when = new Date(task.created_at);
-          return (
-            <li key={task.id}>
-              <button
-                type="button"
-                class="task"
-                aria-current={chatId === activeId ? 'page' : undefined}
-                onClick={() => onOpen(chatId)}
-              >
-                <span class="task-title">{titles.get(chatId) ?? chatId}</span>
-                <time dateTime={task.created_at}>
-                  {Number.isNaN(when.getTime()) ? '' : when.toLocaleString([], { dateStyle: 'short', timeStyle: 'short' })}
-                </time>
-              </button>
-            </li>
-          );
-        })}
-        {tasks.length === 0 && <li class="muted empty">No conversations yet.</li>}
-      </ul>
-    </nav>
   );
 }
 
@@ -287,38 +204,175 @@ function Composer({
   );
 }
 
+/** What the user may do with a message besides reading it. */
+interface MessageTools {
+  alternatives: Alternatives | null;
+  /** Show another branch (a leaf of `alternatives.leaves`). */
+  switchTo: (leaf: string) => void;
+  /** Present when the answer may be asked for again (the last one, nothing running). */
+  regenerate?: () => void;
+  /** Present when the message may be edited and sent again (a user's, nothing running). */
+  edit?: (text: string) => void;
+}
+
+function messageText(message: UIMessage): string {
+  return message.parts
+    .map((p) => (p.type === 'text' ? p.text : ''))
+    .filter((t) => t)
+    .join('\n\n');
+}
+
+function BranchSwitch({ alt, switchTo }: { alt: Alternatives; switchTo: (leaf: string) => void }): JSX.Element {
+  return (
+    <span class="branch-switch" role="group" aria-label="Branches">
+      <button
+        type="button"
+        class="icon-button"
+        aria-label="Previous branch"
+        disabled={alt.index === 0}
+        onClick={() => switchTo(alt.leaves[alt.index - 1])}
+      >
+        ‹
+      </button>
+      <span class="branch-count">
+        {alt.index + 1} / {alt.count}
+      </span>
+      <button
+        type="button"
+        class="icon-button"
+        aria-label="Next branch"
+        disabled={alt.index === alt.count - 1}
+        onClick={() => switchTo(alt.leaves[alt.index + 1])}
+      >
+        ›
+      </button>
+    </span>
+  );
+}
+
+function EditForm({ text, onSend, onCancel }: { text: string; onSend: (text: string) => void; onCancel: () => void }): JSX.Element {
+  const [value, setValue] = useState(text);
+  const box = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    box.current?.focus();
+    box.current?.setSelectionRange(value.length, value.length);
+  }, []);
+  return (
+    <form
+      class="edit-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (value.trim()) onSend(value);
+      }}
+    >
+      <textarea
+        ref={box}
+        aria-label="Edit your message"
+        rows={Math.min(8, value.split('\n').length + 1)}
+        value={value}
+        onInput={(e) => setValue((e.target as HTMLTextAreaElement).value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') {
+            e.preventDefault();
+            onCancel();
+          } else if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+            e.preventDefault();
+            if (value.trim()) onSend(value);
+          }
+        }}
+      />
+      <div class="edit-buttons">
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="submit" class="primary" disabled={!value.trim()}>
+          Save and send
+        </button>
+      </div>
+    </form>
+  );
+}
+
 function Message({
   message,
   streaming,
   stopped,
   actions,
+  tools,
 }: {
   message: UIMessage;
   streaming: boolean;
   stopped: boolean;
   actions: PartActions;
+  tools: MessageTools;
 }): JSX.Element {
+  const [editing, setEditing] = useState(false);
+  const text = messageText(message);
+  // An agent that says its question and also asks it (a text, then the input request with the same
+  // prompt): the question is shown once, in its card.
+  const asked = new Set(
+    message.parts.flatMap((p) =>
+      p.type === 'data-input-request' && typeof (p.data as { prompt?: unknown })?.prompt === 'string'
+        ? [((p.data as { prompt: string }).prompt).trim()]
+        : [],
+    ),
+  );
   return (
     <article class={`msg ${message.role}`} data-message-id={message.id} aria-label={`${message.role} message`}>
-      <div class="bubble">
-        {message.parts.map((part, i) => (
-          <PartView key={i} part={part} role={message.role} streaming={streaming} actions={actions} />
-        ))}
-        {streaming && message.parts.every((p) => p.type === 'step-start') && (
-          <span class="typing" aria-label="The agent is answering">
-            <i />
-            <i />
-            <i />
-          </span>
-        )}
-        {stopped && <div class="note">You stopped this answer.</div>}
-      </div>
+      {editing && tools.edit ? (
+        <EditForm
+          text={text}
+          onCancel={() => setEditing(false)}
+          onSend={(t) => {
+            setEditing(false);
+            tools.edit?.(t);
+          }}
+        />
+      ) : (
+        <div class="bubble">
+          {message.parts.map((part, i) =>
+            part.type === 'text' && asked.has(part.text.trim()) ? null : (
+              <PartView key={i} part={part} role={message.role} streaming={streaming} actions={actions} />
+            ),
+          )}
+          {streaming && message.parts.every((p) => p.type === 'step-start') && (
+            <span class="typing" aria-label="The agent is answering">
+              <i />
+              <i />
+              <i />
+            </span>
+          )}
+          {stopped && <div class="note">You stopped this answer.</div>}
+        </div>
+      )}
+      {!streaming && !editing && (
+        <div class="msg-actions">
+          {tools.alternatives && <BranchSwitch alt={tools.alternatives} switchTo={tools.switchTo} />}
+          {text && <CopyButton text={text} label="Copy" />}
+          {tools.edit && (
+            <button type="button" class="icon-button" aria-label="Edit message" title="Edit message" onClick={() => setEditing(true)}>
+              Edit
+            </button>
+          )}
+          {tools.regenerate && (
+            <button type="button" class="icon-button" aria-label="Regenerate" title="Regenerate" onClick={tools.regenerate}>
+              Regenerate
+            </button>
+          )}
+        </div>
+      )}
     </article>
   );
 }
 
+// What browsers say when a request never got an answer (server down, network gone).
+const TRANSPORT_FAILURE = /failed to fetch|networkerror|load failed|network request failed|network connection was lost/i;
+
 /** An error as a sentence: the server's JSON `detail` rather than the raw body the SDK reports. */
 function errorText(error: Error): string {
+  if (TRANSPORT_FAILURE.test(error.message)) {
+    return 'The server could not be reached. Check that it is running and the network is up, then retry.';
+  }
   try {
     const detail = JSON.parse(error.message)?.detail;
     if (typeof detail === 'string') return detail;
@@ -340,22 +394,25 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
   const [agents, setAgents] = useState<AgentInfo[]>([]);
   const [agent, setAgent] = useState(defaultAgent);
   const [chat, setChat] = useState<PageChat | null>(null);
-  const [tasks, setTasks] = useState<TaskRow[]>([]);
+  // Bumped when the sidebar should read the conversations again.
+  const [listed, setListed] = useState(0);
+  // Every branch of the open conversation, when it has several (for the ‹ 2 / 3 › switches).
+  const [branches, setBranches] = useState<Branch[]>([]);
   const [problem, setProblem] = useState<string | null>(null);
   const [sidebarOpen, setSidebarOpen] = useState(false);
   const log = useRef<HTMLDivElement>(null);
   const stickToBottom = useRef(true);
   const opening = useRef(0);
+  const agentNoted = useRef(new Set<string>());
+  const openedFor = useRef(0);
+  const chatRef = useRef<PageChat | null>(null);
+  chatRef.current = chat;
   // While another conversation loads, the one still shown takes no message: it would go to the wrong
   // conversation (e.g. typed right after a hash change, before the stored history has arrived).
   const [loading, setLoading] = useState(false);
   useChatUpdates(chat);
 
-  const refreshTasks = useCallback(() => {
-    listTasks()
-      .then(setTasks)
-      .catch(() => undefined); // the sidebar is a convenience: the chat works without it
-  }, []);
+  const refreshTasks = useCallback(() => setListed((n) => n + 1), []);
 
   // `push`: a conversation the user opened gets its own history entry, so Back returns to the last one.
   const openChat = useCallback(
@@ -366,15 +423,27 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
       setProblem(null);
       const id = chatId ?? newChatId();
       let messages: UIMessage[] = [];
+      let found: Branch[] = [];
+      // The branch shown last time (a reload shows it again), else the latest.
+      const leaf = chatId ? chosenBranch.get(chatId) : undefined;
       if (chatId) {
         try {
-          messages = await storedMessages(chatId);
+          messages = await storedMessages(chatId, leaf).catch((error) => {
+            if (leaf && error instanceof HttpError && error.status === 400) {
+              chosenBranch.set(chatId, null); // that branch is gone: show the latest
+              return storedMessages(chatId);
+            }
+            throw error;
+          });
+          found = await readBranches(chatId).catch(() => []);
         } catch (error) {
           setProblem(`Could not load the conversation: ${(error as Error).message}`);
         }
       }
       if (attempt !== opening.current) return; // the user opened another one meanwhile
+      openedFor.current = attempt;
       setLoading(false);
+      setBranches(found);
       const name = agentName ?? chatAgents.get(id) ?? defaultAgent;
       const next = new PageChat(id, name === defaultAgent ? null : name, messages);
       setAgent(name);
@@ -386,8 +455,10 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
         else history.replaceState(null, '', url);
       }
       stickToBottom.current = true;
-      // resume: true — pick up an answer still being written (e.g. the page was reloaded mid-answer).
-      if (messages.length) void next.resumeStream();
+      // resume: true — pick up an answer still being written (e.g. the page was reloaded mid-answer);
+      // an older branch has nothing running.
+      const older = found.some((b) => b.leaf === chosenBranch.get(id) && !b.latest);
+      if (messages.length && !older) void next.resumeStream();
     },
     [defaultAgent],
   );
@@ -396,7 +467,6 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
     listAgents()
       .then(setAgents)
       .catch(() => setAgents([{ name: defaultAgent, description: defaultAgent }]));
-    refreshTasks();
     void openChat(hashChatId(), undefined, false);
     const onHash = () => {
       const id = hashChatId();
@@ -408,9 +478,25 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
 
   const status = chat?.status;
   useEffect(() => {
-    // A new conversation shows in the sidebar as soon as its first answer starts.
-    const listed = tasks.some((t) => (t.name ?? t.id) === chat?.id);
-    if (status === 'ready' || status === 'error' || (status === 'streaming' && !listed)) refreshTasks();
+    // A conversation moves to the top of the sidebar when its answer starts and when it ends.
+    if (status === 'ready' || status === 'error' || status === 'streaming') refreshTasks();
+    // A new conversation's first answer has begun: its task exists now, so its agent can be noted
+    // on it (other browsers then continue it with the same agent).
+    // (A quick answer may go from submitted to ready within one frame: 'streaming' is never seen.)
+    const answered = status === 'streaming' || status === 'ready';
+    if (answered && chat && chat.messages.length === 2 && !agentNoted.current.has(chat.id)) {
+      agentNoted.current.add(chat.id);
+      void recordAgent(chat.id, chat.agent ?? defaultAgent).catch(() => undefined);
+    }
+    // An answer ended: an edit or a regenerate may have made a branch.
+    if (status === 'ready' && chat?.messages.length) {
+      const id = chat.id;
+      readBranches(id)
+        .then((found) => {
+          if (opening.current === openedFor.current && chatRef.current?.id === id) setBranches(found);
+        })
+        .catch(() => undefined);
+    }
   }, [status, chat]);
 
   useLayoutEffect(() => {
@@ -443,21 +529,69 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
       chatAgents.set(chat.id, agent);
     }
     stickToBottom.current = true;
+    chosenBranch.set(chat.id, null); // the answer goes on the latest branch, which is then shown
     void chat.sendMessage(files?.length ? { text, files } : { text });
+  };
+
+  // Ask again for the answer the error cut off (the last user message stays as it is).
+  const retry = () => {
+    if (!chat || chat.busy) return;
+    chat.clearError();
+    stickToBottom.current = true;
+    void chat.regenerate();
+  };
+
+  // The same conversation, from now on with another agent.
+  const continueWith = (name: string) => {
+    if (!chat || chat.busy) return;
+    chatAgents.set(chat.id, name);
+    void recordAgent(chat.id, name).catch(() => undefined);
+    void openChat(chat.id, name, false);
+  };
+
+  const switchBranch = (leaf: string) => {
+    if (!chat || chat.busy) return;
+    chosenBranch.set(chat.id, leaf);
+    void openChat(chat.id, agent, false);
+  };
+
+  const regenerate = () => {
+    if (!chat || chat.busy) return;
+    chosenBranch.set(chat.id, null);
+    stickToBottom.current = true;
+    void chat.regenerate();
+  };
+
+  const editAndSend = (index: number, text: string) => {
+    if (!chat || chat.busy) return;
+    const files = chat.messages[index].parts.filter((p) => p.type === 'file');
+    chosenBranch.set(chat.id, null);
+    stickToBottom.current = true;
+    // The edited message is a new message (a new id) after the ones before it: the server sees the
+    // history diverge there and stores the rest as a new branch.
+    chat.messages = chat.messages.slice(0, index);
+    void chat.sendMessage(files.length ? { text, files } : { text });
   };
 
   const error = chat?.error;
   const busy = chat?.busy ?? false;
+  const alts = useMemo(() => alternatives(messages, branches), [messages, branches]);
   return (
     <div class="layout">
       {sidebarOpen && <div class="backdrop" aria-hidden="true" onClick={() => setSidebarOpen(false)} />}
       <Sidebar
-        tasks={tasks}
         activeId={chat?.id ?? null}
         open={sidebarOpen}
+        refresh={listed}
         onClose={() => setSidebarOpen(false)}
-        onOpen={(id) => void openChat(id)}
+        onOpen={(c) => {
+          const id = chatIdOf(c);
+          void openChat(id, chatAgents.get(id) ?? c.agent ?? undefined);
+        }}
         onNew={() => void openChat(null, agent)}
+        onDeleted={(id) => {
+          if (id === chat?.id) void openChat(null, agent);
+        }}
       />
       <main class="main">
         <header class="topbar">
@@ -474,6 +608,7 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
           <label class="agent-picker">
             <span>Agent</span>
             <select
+              aria-label="Agent"
               value={agent}
               onChange={(e) => void openChat(null, (e.target as HTMLSelectElement).value)}
             >
@@ -503,6 +638,21 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
               {problem}
             </div>
           )}
+          {agents.length > 0 && !agents.some((a) => a.name === agent) && chat && (
+            <div class="card agent-missing" role="status">
+              <p>
+                This conversation was with the agent <strong>{agent}</strong>, which this server does not serve.
+                Continue it with:
+              </p>
+              <div class="suggestions">
+                {agents.map((a) => (
+                  <button type="button" key={a.name} onClick={() => continueWith(a.name)}>
+                    {a.name}
+                  </button>
+                ))}
+              </div>
+            </div>
+          )}
           {messages.length === 0 && (
             <div class="empty-chat">
               <p>
@@ -519,13 +669,19 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
               )}
             </div>
           )}
-          {messages.map((message) => (
+          {messages.map((message, i) => (
             <Message
               key={message.id}
               message={message}
               streaming={busy && message === last}
               stopped={chat?.stoppedIds.has(message.id) ?? false}
               actions={{ ...actions, awaitingUser: message === last && !busy, movedPast: message !== last }}
+              tools={{
+                alternatives: busy ? null : (alts[i] ?? null),
+                switchTo: switchBranch,
+                regenerate: !busy && message === last && message.role === 'assistant' ? regenerate : undefined,
+                edit: !busy && message.role === 'user' ? (text: string) => editAndSend(i, text) : undefined,
+              }}
             />
           ))}
           {status === 'submitted' && last?.role === 'user' && (
@@ -542,6 +698,9 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
           {error && !errorShownInMessages(messages, error) && (
             <div class="card agent-error" role="alert">
               <strong>Error:</strong> {errorText(error)}{' '}
+              <button type="button" class="link" onClick={retry}>
+                Retry
+              </button>{' '}
               <button type="button" class="link" onClick={() => chat?.clearError()}>
                 Dismiss
               </button>

@@ -69,6 +69,30 @@ class PageChatState implements ChatState<UIMessage> {
   snapshot = <T>(thing: T): T => structuredClone(thing);
 }
 
+const STOPPED = 'turnwire.stopped';
+
+/** The answers stopped in each conversation, by message id (the store keeps the partial answer,
+ * not who ended it). */
+const stoppedAnswers = {
+  get(chatId: string): string[] {
+    try {
+      const ids = JSON.parse(localStorage.getItem(STOPPED) ?? '{}')[chatId];
+      return Array.isArray(ids) ? ids.filter((i) => typeof i === 'string') : [];
+    } catch {
+      return [];
+    }
+  },
+  set(chatId: string, ids: string[]): void {
+    try {
+      const map = JSON.parse(localStorage.getItem(STOPPED) ?? '{}');
+      map[chatId] = ids.slice(-50);
+      localStorage.setItem(STOPPED, JSON.stringify(map));
+    } catch {
+      // storage disabled: the note lasts until a reload
+    }
+  },
+};
+
 /** The path of an agent's chat route, relative to the page: `chat` for the default agent. */
 export function chatPath(agent: string | null): string {
   return agent ? `agents/${encodeURIComponent(agent)}/chat` : 'chat';
@@ -85,8 +109,8 @@ const reconnectFetch: typeof fetch = async (input, init) => {
 export class PageChat extends AbstractChat<UIMessage> {
   readonly pageState: PageChatState;
   readonly agent: string | null;
-  /** Answers the user stopped in this page (shown with a note). */
-  readonly stoppedIds = new Set<string>();
+  /** Answers the user stopped (shown with a note; remembered in this browser across reloads). */
+  readonly stoppedIds: Set<string>;
 
   constructor(id: string, agent: string | null, messages: UIMessage[] = []) {
     const state = new PageChatState(messages);
@@ -108,6 +132,7 @@ export class PageChat extends AbstractChat<UIMessage> {
     });
     this.pageState = state;
     this.agent = agent;
+    this.stoppedIds = new Set(stoppedAnswers.get(id));
   }
 
   get busy(): boolean {
@@ -125,6 +150,7 @@ export class PageChat extends AbstractChat<UIMessage> {
     const last = this.lastMessage;
     if (last?.role === 'assistant') {
       this.stoppedIds.add(last.id);
+      stoppedAnswers.set(this.id, [...this.stoppedIds]);
       this.pageState.messages = [...this.messages]; // re-render with the note
     }
   }

@@ -1,10 +1,13 @@
-// A small Markdown renderer for model output that builds Preact elements, never HTML strings: text
-// always lands in text nodes, so `<img onerror=…>` in a reply shows as those characters. Links keep
-// only http(s)/mailto targets, and images become links (an image URL in model output could leak the
-// conversation to a third party the moment it loads).
+// Model output as Markdown: `marked`'s lexer (GFM: tables, task lists, nested lists, strikethrough)
+// turns the text into tokens, and this module turns the tokens into Preact elements. No HTML string
+// is ever made or parsed: raw HTML in a reply is shown as its characters, every piece of model text
+// lands in a text node. Links keep only http(s)/mailto targets, and images become links (an image
+// URL in model output could leak the conversation to a third party the moment it loads).
+import { Lexer, type Token, type Tokens } from 'marked';
 import type { ComponentChildren, JSX } from 'preact';
-
-type Child = JSX.Element | string;
+import { useMemo } from 'preact/hooks';
+import { CodeBlock } from './code';
+import { completePartial } from './partial';
 
 const SAFE_URL = /^(https?:|mailto:)/i;
 
@@ -13,205 +16,199 @@ export function safeUrl(url: string): string | null {
   return SAFE_URL.test(trimmed) ? trimmed : null;
 }
 
-function link(href: string, children: ComponentChildren, key: number): JSX.Element {
+function link(href: string, children: ComponentChildren, key: number, title?: string | null): JSX.Element {
   return (
-    <a key={key} href={href} target="_blank" rel="noopener noreferrer nofollow">
+    <a key={key} href={href} title={title ?? undefined} target="_blank" rel="noopener noreferrer nofollow">
       {children}
     </a>
   );
 }
 
-// Spans are bounded (a run of unmatched `*` in a long reply must not make every render quadratic).
-const INLINE_RULES: [RegExp, (m: RegExpExecArray, key: number) => Child][] = [
-  [/^(`+)([^`][\s\S]{0,2000}?)\1(?!`)/, (m, k) => <code key={k}>{m[2]}</code>],
-  [/^\\([\\`*_{}[\]()#+\-.!~|>])/, (m) => m[1]],
-  [
-    /^!\[([^\]\n]*)\]\(\s*<?([^\s<>()]+)>?(?:\s+"[^"\n]*")?\s*\)/,
-    (m, k) => {
-      const href = safeUrl(m[2]);
-      const label = `image: ${m[1] || m[2]}`;
-      return href ? link(href, label, k) : label;
-    },
-  ],
-  [
-    /^\[([^\]\n]+)\]\(\s*<?([^\s<>()]+)>?(?:\s+"[^"\n]*")?\s*\)/,
-    (m, k) => {
-      const href = safeUrl(m[2]);
-      return href ? link(href, inline(m[1]), k) : m[0];
-    },
-  ],
-  [/^<((?:https?:\/\/|mailto:)[^\s<>]+)>/i, (m, k) => link(m[1], m[1], k)],
-  [/^(?:https?:\/\/)[^\s<]*[^\s<.,:;"')\]!?*_~]/i, (m, k) => link(m[0], m[0], k)],
-  [/^\*\*(?=\S)([\s\S]{0,1000}?\S)\*\*/, (m, k) => <strong key={k}>{inline(m[1])}</strong>],
-  [/^__(?=\S)([\s\S]{0,1000}?\S)__(?!\w)/, (m, k) => <strong key={k}>{inline(m[1])}</strong>],
-  [/^\*(?=[^\s*])([\s\S]{0,1000}?[^\s*])\*(?!\*)/, (m, k) => <em key={k}>{inline(m[1])}</em>],
-  [/^_(?=[^\s_])([\s\S]{0,1000}?[^\s_])_(?!\w)/, (m, k) => <em key={k}>{inline(m[1])}</em>],
-  [/^~~(?=\S)([\s\S]{0,1000}?\S)~~/, (m, k) => <del key={k}>{inline(m[1])}</del>],
-  [/^\n/, (_m, k) => <br key={k} />],
-];
+/** Inline tokens (text, emphasis, code spans, links, breaks) as Preact children. */
+function inline(tokens: Token[] | undefined): ComponentChildren[] {
+  if (!tokens) return [];
+  return tokens.map((token, key) => inlineToken(token, key));
+}
 
-// Where an inline rule may start; everything else is plain text.
-const SPECIAL = /[`\\![<*_~\nh]/;
-
-/** Inline Markdown (code, links, emphasis, line breaks) as Preact children. */
-export function inline(text: string): Child[] {
-  const out: Child[] = [];
-  let plain = '';
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i];
-    let matched = false;
-    if (SPECIAL.test(c)) {
-      // `_` and `h` (bare URLs) only start a rule at a word boundary.
-      const boundary = i === 0 || !/\w/.test(text[i - 1]);
-      if ((c !== '_' && c !== 'h') || boundary) {
-        const rest = text.slice(i);
-        for (const [rule, make] of INLINE_RULES) {
-          const m = rule.exec(rest);
-          if (!m) continue;
-          if (plain) out.push(plain);
-          plain = '';
-          out.push(make(m, out.length));
-          i += m[0].length;
-          matched = true;
-          break;
-        }
-      }
+function inlineToken(token: Token, key: number): ComponentChildren {
+  switch (token.type) {
+    case 'text': {
+      const t = token as Tokens.Text;
+      return t.tokens ? inline(t.tokens) : t.text;
     }
-    if (!matched) {
-      plain += c;
-      i++;
+    case 'escape':
+      return (token as Tokens.Escape).text;
+    case 'strong':
+      return <strong key={key}>{inline((token as Tokens.Strong).tokens)}</strong>;
+    case 'em':
+      return <em key={key}>{inline((token as Tokens.Em).tokens)}</em>;
+    case 'del':
+      return <del key={key}>{inline((token as Tokens.Del).tokens)}</del>;
+    case 'codespan':
+      return <code key={key}>{(token as Tokens.Codespan).text}</code>;
+    case 'br':
+      return <br key={key} />;
+    case 'link': {
+      const t = token as Tokens.Link;
+      const href = safeUrl(t.href);
+      return href ? link(href, inline(t.tokens), key, t.title) : t.raw; // e.g. javascript: stays text
     }
+    case 'image': {
+      const t = token as Tokens.Image;
+      const href = safeUrl(t.href);
+      const label = `image: ${t.text || t.href}`;
+      return href ? link(href, label, key, t.title) : label;
+    }
+    case 'checkbox':
+      return checkbox((token as Tokens.Checkbox).checked, key);
+    case 'math':
+      return <MathSource key={key} tex={(token as MathToken).text} display={false} />;
+    default:
+      // `html` and anything unknown: the characters as written, never markup.
+      return token.raw;
   }
-  if (plain) out.push(plain);
-  return out;
 }
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([\w+-]*)/;
-const HEADING = /^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
-const RULE = /^ {0,3}([-*_])(?:\s*\1){2,}\s*$/;
-const QUOTE = /^ {0,3}> ?/;
-const ITEM = /^( {0,3})([-*+]|\d{1,9}[.)])\s+(.*)$/;
-const TABLE_SEPARATOR = /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
-
-function startsBlock(line: string): boolean {
-  return FENCE.test(line) || HEADING.test(line) || RULE.test(line) || QUOTE.test(line) || ITEM.test(line);
+function checkbox(checked: boolean, key: number): JSX.Element {
+  return <input key={key} type="checkbox" checked={checked} disabled aria-label={checked ? 'done' : 'not done'} />;
 }
 
-function cells(row: string): string[] {
-  return row
-    .trim()
-    .replace(/^\|/, '')
-    .replace(/\|$/, '')
-    .split('|')
-    .map((c) => c.trim());
+/** TeX shown as its source, marked up so it reads as math (no math engine is bundled). */
+function MathSource({ tex, display }: { tex: string; display: boolean }): JSX.Element {
+  return display ? (
+    <pre class="math display" aria-label="math">
+      <code>{tex}</code>
+    </pre>
+  ) : (
+    <code class="math">{tex}</code>
+  );
 }
 
-/** Block Markdown: paragraphs, headings, fenced code, quotes, lists, tables, rules. */
-export function blocks(source: string): JSX.Element[] {
-  const lines = source.replace(/\r\n?/g, '\n').split('\n');
-  const out: JSX.Element[] = [];
-  let i = 0;
-  while (i < lines.length) {
-    const line = lines[i];
-    const key = out.length;
-    if (!line.trim()) {
-      i++;
-      continue;
+interface MathToken {
+  type: 'math';
+  raw: string;
+  text: string;
+  display: boolean;
+}
+
+function block(token: Token, key: number): ComponentChildren {
+  switch (token.type) {
+    case 'space':
+    case 'def':
+      return null;
+    case 'paragraph':
+      return <p key={key}>{inline((token as Tokens.Paragraph).tokens)}</p>;
+    case 'text': {
+      // A tight list item's text: inline content, no paragraph around it.
+      const t = token as Tokens.Text;
+      return t.tokens ? inline(t.tokens) : t.text;
     }
-    const fence = FENCE.exec(line);
-    if (fence) {
-      const body: string[] = [];
-      i++;
-      while (i < lines.length && !lines[i].trimStart().startsWith(fence[1])) body.push(lines[i++]);
-      i++; // the closing fence (absent while the reply is still streaming)
-      out.push(
-        <pre key={key} data-lang={fence[2] || undefined}>
-          <code>{body.join('\n')}</code>
-        </pre>,
+    case 'heading': {
+      const t = token as Tokens.Heading;
+      const Tag = `h${Math.min(t.depth + 2, 6)}` as 'h3';
+      return <Tag key={key}>{inline(t.tokens)}</Tag>;
+    }
+    case 'hr':
+      return <hr key={key} />;
+    case 'code': {
+      const t = token as Tokens.Code;
+      return <CodeBlock key={key} code={t.text} lang={(t.lang ?? '').split(/\s/)[0]} />;
+    }
+    case 'blockquote':
+      return <blockquote key={key}>{blocks((token as Tokens.Blockquote).tokens)}</blockquote>;
+    case 'list': {
+      const t = token as Tokens.List;
+      const items = t.items.map((item, k) => (
+        <li key={k} class={item.task ? 'task-item' : undefined}>
+          {blocks(item.tokens)}
+        </li>
+      ));
+      if (!t.ordered) return <ul key={key} class={t.items.some((i) => i.task) ? 'task-list' : undefined}>{items}</ul>;
+      return (
+        <ol key={key} start={typeof t.start === 'number' && t.start !== 1 ? t.start : undefined}>
+          {items}
+        </ol>
       );
-      continue;
     }
-    const heading = HEADING.exec(line);
-    if (heading) {
-      const Tag = `h${Math.min(heading[1].length + 2, 6)}` as 'h3';
-      out.push(<Tag key={key}>{inline(heading[2])}</Tag>);
-      i++;
-      continue;
-    }
-    if (RULE.test(line)) {
-      out.push(<hr key={key} />);
-      i++;
-      continue;
-    }
-    if (QUOTE.test(line)) {
-      const body: string[] = [];
-      while (i < lines.length && QUOTE.test(lines[i])) body.push(lines[i++].replace(QUOTE, ''));
-      out.push(<blockquote key={key}>{blocks(body.join('\n'))}</blockquote>);
-      continue;
-    }
-    const item = ITEM.exec(line);
-    if (item) {
-      const ordered = /\d/.test(item[2]);
-      const items: string[][] = [];
-      while (i < lines.length) {
-        const m = ITEM.exec(lines[i]);
-        if (m && /\d/.test(m[2]) === ordered) {
-          items.push([m[3]]);
-        } else if (lines[i].trim() && /^\s+/.test(lines[i]) && items.length) {
-          items[items.length - 1].push(lines[i].trim()); // continuation of the item
-        } else break;
-        i++;
-      }
-      const children = items.map((body, k) => <li key={k}>{inline(body.join('\n'))}</li>);
-      out.push(
-        ordered ? (
-          <ol key={key} start={Number.parseInt(item[2], 10)}>
-            {children}
-          </ol>
-        ) : (
-          <ul key={key}>{children}</ul>
-        ),
-      );
-      continue;
-    }
-    if (line.includes('|') && i + 1 < lines.length && TABLE_SEPARATOR.test(lines[i + 1])) {
-      const head = cells(line);
-      i += 2;
-      const rows: string[][] = [];
-      while (i < lines.length && lines[i].includes('|') && lines[i].trim()) rows.push(cells(lines[i++]));
-      out.push(
+    case 'checkbox':
+      return checkbox((token as Tokens.Checkbox).checked, key);
+    case 'table': {
+      const t = token as Tokens.Table;
+      const align = (i: number) => t.align[i] ?? undefined;
+      return (
         <div key={key} class="table-wrap">
           <table>
             <thead>
               <tr>
-                {head.map((c, k) => (
-                  <th key={k}>{inline(c)}</th>
+                {t.header.map((cell, k) => (
+                  <th key={k} style={align(k) ? { textAlign: align(k) } : undefined}>
+                    {inline(cell.tokens)}
+                  </th>
                 ))}
               </tr>
             </thead>
             <tbody>
-              {rows.map((row, r) => (
+              {t.rows.map((row, r) => (
                 <tr key={r}>
-                  {head.map((_c, k) => (
-                    <td key={k}>{inline(row[k] ?? '')}</td>
+                  {row.map((cell, k) => (
+                    <td key={k} style={align(k) ? { textAlign: align(k) } : undefined}>
+                      {inline(cell.tokens)}
+                    </td>
                   ))}
                 </tr>
               ))}
             </tbody>
           </table>
-        </div>,
+        </div>
       );
-      continue;
     }
-    const para: string[] = [line];
-    i++;
-    while (i < lines.length && lines[i].trim() && !startsBlock(lines[i])) para.push(lines[i++]);
-    out.push(<p key={key}>{inline(para.join('\n'))}</p>);
+    case 'math':
+      return <MathSource key={key} tex={(token as MathToken).text} display />;
+    default:
+      // Block `html` and anything unknown: a paragraph of the characters as written.
+      return token.raw.trim() ? <p key={key}>{token.raw.trim()}</p> : null;
   }
-  return out;
 }
 
-export function Markdown({ text }: { text: string }): JSX.Element {
-  return <div class="md">{blocks(text)}</div>;
+function blocks(tokens: Token[]): ComponentChildren[] {
+  return tokens.map((token, key) => block(token, key));
+}
+
+// TeX between `$$ … $$` (a block) or `$ … $` (inline; no space inside the dollars and no digit right
+// after the closing one, so "$5 and $10" stays text), as in Pandoc.
+const BLOCK_MATH = /^\$\$([\s\S]+?)\$\$[^\S\n]*(?:\n|$)/;
+const INLINE_MATH = /^\$(?=\S)((?:\\\$|[^$\n])+?)(?<=\S)\$(?!\d)/;
+
+const OPTIONS = {
+  gfm: true,
+  breaks: true, // a model's single newline is meant as one
+  extensions: {
+    block: [
+      function (src: string) {
+        const m = BLOCK_MATH.exec(src);
+        return m ? { type: 'math', raw: m[0], text: m[1].trim(), display: true } : undefined;
+      },
+    ],
+    inline: [
+      function (src: string) {
+        const m = INLINE_MATH.exec(src);
+        return m ? { type: 'math', raw: m[0], text: m[1], display: false } : undefined;
+      },
+    ],
+    startBlock: [(src: string) => src.match(/^\$\$/m)?.index],
+    startInline: [(src: string) => src.indexOf('$') >= 0 ? src.indexOf('$') : undefined],
+    renderers: {},
+    childTokens: {},
+  },
+};
+
+/** The tokens of `text`; half-finished Markdown (while it streams) is closed first. */
+export function tokenize(text: string, streaming = false): Token[] {
+  // A fresh lexer per call: an instance keeps the tokens of the texts it lexed before.
+  return Lexer.lex(streaming ? completePartial(text) : text, OPTIONS);
+}
+
+export function Markdown({ text, streaming = false }: { text: string; streaming?: boolean }): JSX.Element {
+  const tokens = useMemo(() => tokenize(text, streaming), [text, streaming]);
+  return <div class="md">{blocks(tokens)}</div>;
 }

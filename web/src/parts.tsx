@@ -48,39 +48,76 @@ const STATE_LABELS: Record<string, [string, string]> = {
   'output-denied': ['denied', 'bad'],
 };
 
+function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function brief(value: unknown): string {
+  try {
+    return typeof value === 'string' ? value : oneLine(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** One line for a folded card: what went in and what came out, both cut short. */
+function toolSummary(part: ToolPart): string {
+  const input = part.input === undefined ? '' : clip(brief(part.input), 60);
+  if (part.state === 'output-available') return `${input} → ${clip(brief(part.output), 80)}`;
+  if (part.state === 'output-error') return `${input} → ${clip(part.errorText ?? 'error', 80)}`;
+  return input;
+}
+
+// States in which a card is open by itself: the call is still going or waits for the user.
+const OPEN_STATES = new Set(['input-streaming', 'input-available', 'approval-requested', 'approval-responded']);
+
 function ToolCard({ part, actions }: { part: ToolPart; actions: PartActions }): JSX.Element {
   const name = getToolName(part);
   const approval = 'approval' in part ? part.approval : undefined;
   // Asked, then passed over: the server recorded no answer, and none can be given any more.
   const unanswered = part.state === 'approval-requested' && actions.movedPast;
   const [label, tone] = unanswered ? ['not answered', 'pending'] : (STATE_LABELS[part.state] ?? [part.state, 'pending']);
+  // Open while running or asking; folded to one line once done, unless the user opened it.
+  const [chosen, setChosen] = useState<boolean | null>(null);
+  const open = chosen ?? (OPEN_STATES.has(part.state) && !unanswered);
   return (
     <section class={`card tool tone-${tone}`} aria-label={`Tool call ${name}`} data-tool={name} data-state={part.state}>
-      <header>
-        <span class="tool-icon" aria-hidden="true">
-          ƒ
-        </span>
-        <span class="tool-name">{name}</span>
-        <span class={`badge tone-${tone}`}>{label}</span>
-      </header>
-      {part.input !== undefined && (
-        <div class="io">
-          <div class="io-label">Input</div>
-          <pre>{json(part.input)}</pre>
-        </div>
-      )}
-      {part.state === 'output-available' && (
-        <div class="io">
-          <div class="io-label">Output</div>
-          <pre>{json(part.output)}</pre>
-        </div>
-      )}
-      {part.state === 'output-error' && (
-        <div class="io">
-          <div class="io-label">Error</div>
-          <pre class="error-text">{part.errorText}</pre>
-        </div>
-      )}
+      <details
+        open={open}
+        onToggle={(e) => {
+          // Only the user's own clicks count (a render that opens or closes it fires this too).
+          const now = (e.currentTarget as HTMLDetailsElement).open;
+          if (now !== open) setChosen(now);
+        }}
+      >
+        <summary>
+          <span class="tool-icon" aria-hidden="true">
+            ƒ
+          </span>
+          <span class="tool-name">{name}</span>
+          {!open && <span class="tool-summary">{toolSummary(part)}</span>}
+          <span class={`badge tone-${tone}`}>{label}</span>
+        </summary>
+        {part.input !== undefined && (
+          <div class="io">
+            <div class="io-label">Input</div>
+            <pre>{json(part.input)}</pre>
+          </div>
+        )}
+        {part.state === 'output-available' && (
+          <div class="io">
+            <div class="io-label">Output</div>
+            <pre>{json(part.output)}</pre>
+          </div>
+        )}
+        {part.state === 'output-error' && (
+          <div class="io">
+            <div class="io-label">Error</div>
+            <pre class="error-text">{part.errorText}</pre>
+          </div>
+        )}
+      </details>
       {unanswered && <div class="approval-note">Not answered.</div>}
       {part.state === 'approval-requested' && approval && !actions.movedPast && (
         <div class="approval" role="group" aria-label={`Approve ${name}?`}>
@@ -192,7 +229,11 @@ export function PartView({
 }): JSX.Element | null {
   if (part.type === 'text') {
     // The user's own words are shown as typed; the assistant's are Markdown.
-    return role === 'user' ? <p class="user-text">{part.text}</p> : <Markdown text={part.text} />;
+    return role === 'user' ? (
+      <p class="user-text">{part.text}</p>
+    ) : (
+      <Markdown text={part.text} streaming={streaming && part.state === 'streaming'} />
+    );
   }
   if (part.type === 'reasoning') {
     const live = streaming && part.state === 'streaming';

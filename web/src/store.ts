@@ -7,12 +7,6 @@ export interface AgentInfo {
   description: string;
 }
 
-export interface TaskRow {
-  id: string;
-  name: string | null;
-  created_at: string;
-}
-
 const TITLES = 'turnwire.titles';
 const AGENTS = 'turnwire.chatAgents';
 
@@ -55,32 +49,16 @@ export async function listAgents(): Promise<AgentInfo[]> {
   return getJson<AgentInfo[]>('agents');
 }
 
-export async function listTasks(): Promise<TaskRow[]> {
-  return getJson<TaskRow[]>('tasks?limit=50&order_by=created_at&order_direction=desc');
-}
-
 /** The stored conversation of chat `chatId` as UIMessages; none if the server has no such task. */
-export async function storedMessages(chatId: string): Promise<UIMessage[]> {
+export async function storedMessages(chatId: string, branch?: string): Promise<UIMessage[]> {
   try {
+    const which = branch ? `&branch=${encodeURIComponent(branch)}` : '';
     const body = await getJson<{ messages: UIMessage[] }>(
-      `tasks/${encodeURIComponent(chatId)}/messages?format=vercel`,
+      `tasks/${encodeURIComponent(chatId)}/messages?format=vercel${which}`,
     );
     return body.messages;
   } catch (error) {
     if (error instanceof HttpError && error.status === 404) return [];
     throw error;
   }
-}
-
-/** A conversation's title from its first stored message (for conversations this browser did not start). */
-export async function fetchTitle(taskId: string): Promise<string | undefined> {
-  const rows = await getJson<{ content?: { type?: string; content?: unknown } }[]>(
-    `messages?task_id=${encodeURIComponent(taskId)}&limit=5&order_direction=asc`,
-  );
-  // The first text: a message may start with the files the user attached.
-  for (const row of rows) {
-    const text = row.content?.type === 'text' ? row.content.content : undefined;
-    if (typeof text === 'string' && text.trim()) return titleOf(text);
-  }
-  return undefined;
 }

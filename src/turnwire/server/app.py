@@ -9,11 +9,13 @@ from fastapi import APIRouter, Depends, FastAPI
 from turnwire.observability import observer_for
 from turnwire.runtime import Agent
 from turnwire.server.context import AppContext
+from turnwire.server.docs_page import docs_router
 from turnwire.server.doors import agentex
 from turnwire.server.doors.a2a.routes import a2a_router
 from turnwire.server.doors.agenta.catalog import catalog_router
 from turnwire.server.doors.agenta.routes import EXTRA_SCHEMAS, invoke_router
 from turnwire.server.doors.agentex.conversation import router as conversations_router
+from turnwire.server.doors.agentex.conversation_list import router as conversation_list_router
 from turnwire.server.doors.agentex.task_stream import router as task_stream_router
 from turnwire.server.doors.agui.routes import agui_router
 from turnwire.server.doors.openai.routes import openai_router
@@ -96,7 +98,13 @@ def create_router(
     for doors in (invoke_router, chat_router, agui_router, openai_router, responses_router, a2a_router):
         router.routes.extend(doors(bound).routes)
     # The rest included once each, with the key check.
-    for routes in (catalog_router(), agentex.router, conversations_router, task_stream_router):
+    for routes in (
+        catalog_router(),
+        agentex.router,
+        conversations_router,
+        task_stream_router,
+        conversation_list_router,
+    ):
         router.include_router(routes, dependencies=bound)
     if ctx.observe is not None and ctx.observe.metrics is not None:
         from turnwire.observability.metrics_route import add_metrics_route
@@ -138,11 +146,13 @@ def create_app(
         version=_version(),
         summary="One agent, every agent-chat wire format.",
         lifespan=app_lifespan(ctx),
+        docs_url=None,  # served by docs_router from the package's own files, not a CDN
     )
     app.state.turnwire = ctx
     # The router's routes on the app itself, not the router included as one more level to match.
     app.router.routes.extend(create_router(context=ctx).routes)
     app.include_router(page_router(ctx.default_agent))
+    app.include_router(docs_router(app.openapi_url or "/openapi.json"))
     install_error_handlers(app)
     install_browser_policy(app, ctx.settings)
     if ctx.observe is not None:

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, NamedTuple, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol, runtime_checkable
 
 from turnwire.model import Message
 from turnwire.store.filters import MessageFilter
+
+if TYPE_CHECKING:
+    from turnwire.store.conversation_list import ConversationRow
 
 LAST: Final = "*last*"
 """``create_messages``' default ``parent_id``: hang the first new message on the task's last one."""
@@ -156,6 +159,23 @@ class Store(Protocol):
         descending: bool = True,
         tenant: str | None = None,
     ) -> list[dict[str, Any]]: ...
+
+    async def list_conversations(
+        self,
+        *,
+        limit: int = 20,
+        cursor: str | None = None,
+        search: str | None = None,
+        only: str | None = None,
+        tenant: str | None = None,
+    ) -> tuple[list[ConversationRow], str | None]:
+        """A page of live tasks as conversations, most recent activity first, and the next page's
+        cursor (``store.conversation_list``)."""
+
+    async def label_task(
+        self, task_id: str, *, title: str | None = None, agent: str | None = None, tenant: str | None = None
+    ) -> None:
+        """Set a conversation's title and/or agent (``store.conversation_list``)."""
 
     async def delete_task(self, task_id: str, *, tenant: str | None = None) -> dict[str, Any]:
         """Soft delete: status DELETED, messages kept; the task then reads as not found."""

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from turnwire.store.base import Idempotency
 from turnwire.store.branches import BranchQueries
 from turnwire.store.clock import now_us
+from turnwire.store.conversation_list import ConversationQueries
 from turnwire.store.decisions import DecisionQueries
 from turnwire.store.engine import Database
 from turnwire.store.errors import ConflictError, IdempotencyMismatchError
@@ -26,7 +27,9 @@ R = TypeVar("R")
 K = idempotency_keys.c
 
 
-class SqlStore(TaskQueries, MessageQueries, FlushQueries, DecisionQueries, BranchQueries):
+class SqlStore(
+    TaskQueries, MessageQueries, FlushQueries, DecisionQueries, BranchQueries, ConversationQueries
+):
     """Tasks and their messages in SQLite (``sqlite:///file.db``, the default) or PostgreSQL
     (``postgresql://…``). Call ``open()`` before use and ``close()`` at the end."""
 

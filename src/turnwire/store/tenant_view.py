@@ -26,6 +26,7 @@ from turnwire.store.base import (
     Store,
     StoredMessage,
 )
+from turnwire.store.conversation_list import ConversationRow
 from turnwire.store.cursor import decode_cursor
 from turnwire.store.errors import NotFoundError
 from turnwire.store.filters import MessageFilter
@@ -118,6 +119,12 @@ class TenantStore:
 
     async def list_tasks(self, **query: Any) -> list[dict[str, Any]]:
         return await self.inner.list_tasks(**query, tenant=self.tenant)
+
+    async def list_conversations(self, **query: Any) -> tuple[list[ConversationRow], str | None]:
+        return await self.inner.list_conversations(**query, tenant=self.tenant)
+
+    async def label_task(self, task_id: str, *, title: str | None = None, agent: str | None = None) -> None:
+        await self.inner.label_task(task_id, title=title, agent=agent, tenant=self.tenant)
 
     async def delete_task(self, task_id: str) -> dict[str, Any]:
         self._owned.discard(task_id)

@@ -149,6 +149,18 @@ def list_tasks(method: str, path: str, v: Victim) -> None:
     assert v.task_id not in ids and v.named_task not in ids
 
 
+def list_conversations(method: str, path: str, v: Victim) -> None:
+    for params in ({}, {"q": "victim"}, {"q": "delete"}):
+        response = call(method, path, v, BOB, params=params)
+        assert response.status_code == 200, response.text
+        ids = {c["id"] for c in response.json()["conversations"]}
+        assert v.task_id not in ids and v.named_task not in ids
+
+
+def label_conversation(method: str, path: str, v: Victim) -> None:
+    not_found(method, path, v, json={"title": "renamed by bob", "agent": "demo"})
+
+
 def list_messages(method: str, path: str, v: Victim) -> None:
     response = call(method, path, v, BOB, params={"task_id": v.task_id})
     assert response.status_code == 200, response.text
@@ -489,6 +501,9 @@ ATTACKS: dict[tuple[str, str], Callable[[str, str, Victim], None]] = {
     ("get", "/tasks/name/{task_name}/messages"): not_found,
     ("get", "/tasks/{task_id}/messages"): not_found,
     ("get", "/tasks/{task_id}/branches"): not_found,
+    ("get", "/conversations"): list_conversations,
+    ("patch", "/conversations/{conversation_id}"): label_conversation,
+    ("delete", "/conversations/{conversation_id}"): not_found,
     ("get", "/tasks/name/{task_name}/stream"): not_found,
     ("get", "/tasks/{task_id}/stream"): not_found,
     ("get", "/.well-known/agent-card.json"): tenant_free,
