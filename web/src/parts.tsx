@@ -257,7 +257,8 @@ export function PartView({
   if (part.type === 'data-agent-error') {
     return (
       <div class="card agent-error" role="alert">
-        <strong>The agent failed:</strong> {dataText(part.data, 'errorText') ?? 'unknown error'}
+        {/* errorText already says what failed ("Agent run failed: …"): no second label before it */}
+        <strong>{dataText(part.data, 'errorText') ?? 'The agent failed.'}</strong>
         {dataText(part.data, 'code') && <span class="muted"> ({dataText(part.data, 'code')})</span>}
       </div>
     );
