@@ -197,7 +197,8 @@ def test_agent_errors_are_shown(page: Page, server_url: str) -> None:
     reply = assistant(page)
     expect(reply.get_by_role("alert")).to_contain_text("demo failure requested")
     # The wire's text says what failed; the page adds no second "failed" label before it.
-    expect(reply.get_by_role("alert")).to_have_text(re.compile(r"^Agent run failed: [^:]*demo failure requested"))
+    alert = reply.get_by_role("alert")
+    expect(alert).to_have_text(re.compile(r"^Agent run failed: [^:]*demo failure requested"))
     expect(reply).to_contain_text("Starting…")
     wait_idle(page)
     screenshot(page, "agent-error")
