@@ -33,6 +33,7 @@ from turnwire.model import (
     ThoughtDelta,
     ToolCall,
     ToolCallBlock,
+    ToolCallDelta,
     ToolResult,
     ToolResultBlock,
     Usage,
@@ -67,6 +68,16 @@ async def turn(agent: Any, *history: Message) -> list[Event]:
 
 def text_of(events: list[Event]) -> str:
     return "".join(e.delta for e in events if isinstance(e, MessageDelta))
+
+
+async def test_a_calls_arguments_stream_as_the_model_generates_them(client: openai.AsyncOpenAI) -> None:
+    events = await turn(openai_agents_agent(weather_agent(client)), user("weather in Paris"))
+    call = next(e for e in events if isinstance(e, ToolCall))
+    pieces = [e for e in events if isinstance(e, ToolCallDelta)]
+    assert pieces[0] == ToolCallDelta(id=call.id, delta="", name="get_weather")
+    assert len(pieces) > 2 and {p.id for p in pieces} == {call.id}
+    assert call.input == {"city": "Paris"} and "".join(p.delta for p in pieces) == '{"city":"Paris"}'
+    assert events.index(pieces[-1]) < events.index(call)  # the whole call closes its pieces
 
 
 async def test_reasoning_text_and_usage(client: openai.AsyncOpenAI) -> None:

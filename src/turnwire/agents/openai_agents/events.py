@@ -1,7 +1,8 @@
 """An Agents SDK stream (``RunResultStreaming.stream_events()``) as canonical events.
 
-Raw Responses events carry the model's text and reasoning deltas; run items carry the tool calls
-(complete arguments), their outputs and handoffs (a handoff is a call of ``transfer_to_<agent>``
+Raw Responses events carry the model's text and reasoning deltas and each call's arguments as they
+are generated (``ToolCallDelta``); run items carry the tool calls (complete arguments), their
+outputs and handoffs (a handoff is a call of ``transfer_to_<agent>``
 and its output, stored like any call so a replay continues); a change of agent becomes an
 ``agent`` data event naming the agent now speaking.
 """
@@ -27,6 +28,7 @@ from turnwire.model import (
     ThoughtEnd,
     ThoughtStart,
     ToolCall,
+    ToolCallDelta,
     ToolResult,
 )
 
@@ -55,6 +57,7 @@ class RunEvents:
         self.results: set[str] = set()
         self.names: dict[str, str | None] = {}
         self.handed_to: str | None = None  # the agent a handoff went to, speaking as a sub-agent
+        self._streaming: dict[str, str] = {}  # output item id → call id, while its arguments stream
 
     def feed(self, event: Any) -> list[Event]:
         kind = getattr(event, "type", None)
@@ -77,9 +80,16 @@ class RunEvents:
         return []
 
     def _raw(self, data: Any) -> list[Event]:
-        kind = _TEXT_DELTAS.get(getattr(data, "type", ""))
+        raw_type = getattr(data, "type", "")
+        kind = _TEXT_DELTAS.get(raw_type)
         if kind is None:
-            if getattr(data, "type", "") in ("response.output_item.done", "response.completed"):
+            if raw_type == "response.output_item.added":
+                return self._call_opened(getattr(data, "item", None))
+            if raw_type == "response.function_call_arguments.delta":
+                call_id = self._streaming.get(str(getattr(data, "item_id", "") or ""))
+                delta = getattr(data, "delta", "") or ""
+                return [ToolCallDelta(id=call_id, delta=delta)] if call_id and delta else []
+            if raw_type in ("response.output_item.done", "response.completed"):
                 return self.close()
             return []
         delta = getattr(data, "delta", "") or ""
@@ -99,6 +109,19 @@ class RunEvents:
         )
         return out
 
+    def _call_opened(self, item: Any) -> list[Event]:
+        """A function call the model starts: its arguments stream as ``ToolCallDelta`` pieces (the
+        ``tool_called`` item that follows closes it with the whole arguments)."""
+        if _field(item, "type") != "function_call":
+            return []
+        item_id = str(_field(item, "id") or "")
+        call_id = self._ids.from_model(_field(item, "call_id") or "")
+        if not call_id or call_id in self.announced:  # said already: its pieces are not sent again
+            self._streaming.pop(item_id, None)
+            return []
+        self._streaming[item_id] = call_id
+        return [*self.close(), ToolCallDelta(id=call_id, delta="", name=_field(item, "name"))]
+
     def _item(self, name: str, item: Any) -> list[Event]:
         if name in _CALL_ITEMS:
             raw = item.raw_item
@@ -106,6 +129,7 @@ class RunEvents:
             if not call_id or call_id in self.announced:
                 return []
             self.announced.add(call_id)
+            self._streaming.pop(str(_field(raw, "id") or ""), None)  # closed by the whole call
             self.names[call_id] = _field(raw, "name")
             return [*self.close(), call_of(call_id, _field(raw, "name"), _field(raw, "arguments"))]
         if name in _OUTPUT_ITEMS:
