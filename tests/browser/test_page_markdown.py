@@ -1,5 +1,5 @@
 """Replies rendered by the page's Markdown library: GFM, highlighted code with a Copy button,
-math as marked-up TeX, and half-written Markdown while a reply streams."""
+math as MathML, and half-written Markdown while a reply streams."""
 
 from __future__ import annotations
 
@@ -57,9 +57,17 @@ def test_gfm_nested_lists_task_lists_tables_and_strikethrough(page: Page, server
     expect(md.locator("del")).to_have_text("old")
     expect(md.locator("table th")).to_have_text(["name", "score"])
     expect(md.locator("table td").nth(1)).to_have_css("text-align", "right")
-    expect(md.locator("code.math").first).to_have_text("e^{i\\pi} + 1 = 0")
+    # Math is MathML the browser lays out: inline in the text, display on its own line; the TeX
+    # rides along as the formula's annotation (what a screen reader or a copy can use).
+    inline_math = md.locator("span.math > math").first
+    expect(inline_math).to_be_visible()
+    expect(inline_math.locator("mi").first).to_have_text("e")
+    expect(inline_math.locator("annotation")).to_have_text("e^{i\\pi} + 1 = 0")
     expect(md).to_contain_text("costs $5 and $10.")  # dollars as money are not math
-    expect(md.locator("pre.math")).to_contain_text("\\int_0^1 x\\,dx")
+    display_math = md.locator("div.math.display > math")
+    expect(display_math).to_have_attribute("display", "block")
+    expect(display_math.locator("annotation")).to_have_text("\\int_0^1 x\\,dx")
+    expect(display_math.locator("mo").first).to_have_text("∫")
     assert md.locator("b, script, img").count() == 0
     screenshot(page, "markdown-gfm")
 
@@ -116,3 +124,28 @@ def test_half_written_link_shows_its_text_until_its_url_is_whole(page: Page, ser
         PAUSE_GATE.set()
     expect(md.locator("a")).to_have_attribute("href", "https://example.com/docs")
     wait_idle(page)
+
+
+def test_math_never_carries_markup_or_links(page: Page, server_url: str) -> None:
+    page.goto(server_url)
+    _parrot(page)
+    hostile = (
+        "A $\\href{javascript:alert(1)}{click}$ and $\\url{https://evil.example}$ and "
+        "$\\htmlClass{x}{y}$ and $<img src=x onerror=alert(1)>$ and $\\frac{a}{b$ end."
+    )
+    send(page, hostile)
+    md = assistant(page).locator(".md")
+    expect(md).to_contain_text("end.")
+    wait_idle(page)
+    # Commands that could make links or markup are refused (trust is off): their TeX stays source,
+    # like TeX that does not parse; angle brackets are math symbols, escaped, never a tag.
+    assert md.locator("a, img, script, [onerror], [href]").count() == 0
+    expect(md.locator("code.math")).to_have_text(
+        [
+            "\\href{javascript:alert(1)}{click}",
+            "\\url{https://evil.example}",
+            "\\htmlClass{x}{y}",
+            "\\frac{a}{b",
+        ]
+    )
+    expect(md.locator("span.math > math mo").first).to_have_text("<")

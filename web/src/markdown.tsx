@@ -1,9 +1,10 @@
 // Model output as Markdown: `marked`'s lexer (GFM: tables, task lists, nested lists, strikethrough)
 // turns the text into tokens, and this module turns the tokens into Preact elements. No HTML string
-// is ever made or parsed: raw HTML in a reply is shown as its characters, every piece of model text
-// lands in a text node. Links keep only http(s)/mailto targets, and images become links (an image
+// is ever made from model text or parsed (math aside: MathML temml builds from TeX, see MathSource):
+// raw HTML in a reply is shown as its characters, every piece of model text lands in a text node. Links keep only http(s)/mailto targets, and images become links (an image
 // URL in model output could leak the conversation to a third party the moment it loads).
 import { Lexer, type Token, type Tokens } from 'marked';
+import temml from 'temml';
 import type { ComponentChildren, JSX } from 'preact';
 import { useMemo } from 'preact/hooks';
 import { CodeBlock } from './code';
@@ -73,15 +74,29 @@ function checkbox(checked: boolean, key: number): JSX.Element {
   return <input key={key} type="checkbox" checked={checked} disabled aria-label={checked ? 'done' : 'not done'} />;
 }
 
-/** TeX shown as its source, marked up so it reads as math (no math engine is bundled). */
+/** TeX as MathML, which the browser lays out itself (no fonts or CSS engine bundled). temml makes
+ * it from the TeX, escaping the text it holds; with `trust` off the commands that could carry markup
+ * or links (`\href`, `\url`, `\html…`) are refused, so this is the one place a made string is used.
+ * TeX it cannot read (or half-written, while streaming) stays as its source. */
 function MathSource({ tex, display }: { tex: string; display: boolean }): JSX.Element {
-  return display ? (
-    <pre class="math display" aria-label="math">
-      <code>{tex}</code>
-    </pre>
-  ) : (
-    <code class="math">{tex}</code>
-  );
+  const mathml = useMemo(() => {
+    try {
+      return temml.renderToString(tex, { displayMode: display, throwOnError: true, trust: false, annotate: true });
+    } catch {
+      return null;
+    }
+  }, [tex, display]);
+  if (mathml === null) {
+    return display ? (
+      <pre class="math display" aria-label="math">
+        <code>{tex}</code>
+      </pre>
+    ) : (
+      <code class="math">{tex}</code>
+    );
+  }
+  const Tag = display ? 'div' : 'span';
+  return <Tag class={display ? 'math display' : 'math'} dangerouslySetInnerHTML={{ __html: mathml }} />;
 }
 
 interface MathToken {
