@@ -44,6 +44,8 @@ def test_docs_assets_are_the_vendored_files(server_url: str) -> None:
         local = ROOT / "src" / "turnwire" / "server" / "swagger" / "swagger-ui-bundle.js"
         assert served.content == local.read_bytes()
         assert client.get("docs/assets/nothing.js").status_code == 404
+        # No second UI that would load from a CDN (blank offline): FastAPI's ReDoc is off.
+        assert client.get("redoc").status_code == 404
 
 
 def test_docs_work_under_a_mount_prefix(tmp_path: Path) -> None:

@@ -147,6 +147,7 @@ def create_app(
         summary="One agent, every agent-chat wire format.",
         lifespan=app_lifespan(ctx),
         docs_url=None,  # served by docs_router from the package's own files, not a CDN
+        redoc_url=None,  # FastAPI's ReDoc loads from a CDN (blank offline): /docs is the one UI
     )
     app.state.turnwire = ctx
     # The router's routes on the app itself, not the router included as one more level to match.
