@@ -141,6 +141,7 @@ def turnwire_process(
     import httpx
 
     port = free_port()
+    os.makedirs(home, exist_ok=True)  # the child starts in it
     full_env = {
         **os.environ,
         "XDG_DATA_HOME": str(home),
