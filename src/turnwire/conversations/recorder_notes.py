@@ -1,19 +1,27 @@
 """What a recorder notes beside each stored content: the message and turn it is part of, a part's
-id, a data block's shape, and the turn's usage and stop reason (``formats.agentex.annotations``);
-mixed into ``TurnRecorder``."""
+id, a data block's shape, the sources streamed next to it, and the turn's usage and stop reason
+(``formats.agentex.annotations``); mixed into ``TurnRecorder``.
+
+A source is no content of its own (Agentex has no content for a citation): it is noted on the
+turn's content the stream sent last before it (``sources_after``), or, when the turn has sent
+none yet, on its next one (``sources_before``), so a reader puts it back where its stream did."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from turnwire.conversations.accumulator import Accumulator
 from turnwire.conversations.recorder_entries import Entry
 from turnwire.formats.agentex.messages import wraps_data
+from turnwire.formats.agentex.sources import source_data
 from turnwire.model import (
     DataBlock,
     DataEvent,
     Done,
     ErrorEvent,
     Event,
+    SourceDocument,
+    SourceUrl,
     Thought,
     ThoughtDelta,
     ThoughtStart,
@@ -32,6 +40,11 @@ class RecorderNotes:
     _entries: dict[int, Entry]
     usage: dict[str, Any] | None
     stop_reason: str | None
+    batch: bool
+    _collected: dict[int, Accumulator]
+    _batch_notes: dict[int, dict[str, Any]]
+    _early_sources: list[dict[str, Any]]
+    """Sources streamed before the turn's first content, for its note (``sources_before``)."""
 
     def _mark_ending(self) -> None:
         raise NotImplementedError  # provided by TurnRecorder
@@ -43,6 +56,9 @@ class RecorderNotes:
         if cls is Done or cls is ErrorEvent:
             self._mark_ending()
         if not self._note:
+            return self._note
+        if cls is SourceUrl or cls is SourceDocument:
+            self._note_source(source_data(event))  # type: ignore[arg-type]
             return self._note
         if cls is ThoughtStart or cls is ThoughtDelta:  # a delta here opened its part itself
             return {**self._note, "part_id": event.id}  # type: ignore[union-attr]
@@ -72,6 +88,33 @@ class RecorderNotes:
         elif cls is Done and event.stop_reason is not None:  # type: ignore[union-attr]
             self.stop_reason = event.stop_reason  # type: ignore[union-attr]
         return self._note
+
+    def _note_source(self, source: dict[str, Any]) -> None:
+        """A source goes on the note of the turn's last content so far (written again if it
+        already was), else waits for its first (``_with_sources``)."""
+        if self.batch:
+            if not self._collected:
+                self._early_sources.append(source)
+                return
+            index = max(self._collected)
+            note = self._batch_notes.get(index) or {}
+            self._batch_notes[index] = {**note, "sources_after": [*note.get("sources_after", ()), source]}
+            return
+        last = self._last
+        if last is None:
+            self._early_sources.append(source)
+            return
+        last.note = {**last.note, "sources_after": [*last.note.get("sources_after", ()), source]}
+        last.changes += 1
+        self._entries.setdefault(last.index, last)
+
+    def _with_sources(self, note: dict[str, Any]) -> dict[str, Any]:
+        """The note of the turn's first content, with the sources streamed before it."""
+        early = self._early_sources
+        if not early:
+            return note
+        self._early_sources = []
+        return {**note, "sources_before": early}
 
     def _turn_end(self) -> dict[str, Any]:
         out: dict[str, Any] = {}

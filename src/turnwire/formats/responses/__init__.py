@@ -22,6 +22,7 @@ FORMAT = WireFormat(
     parse_messages,
     render_messages,
     description="OpenAI Responses input items (message, function_call(_output), reasoning, mcp_*)",
+    sources=True,
 )
 
 __all__ = [
