@@ -352,8 +352,13 @@ class DataEvent:
 
 @dataclass(slots=True)
 class FileEvent:
+    """A file the agent sends (``url``: http(s) or a ``data:`` URL). ``reasoning``: the model
+    emitted it inside its reasoning (AI SDK 7 ``reasoning-file``); wires without that distinction
+    send it as any file."""
+
     url: str
     media_type: str
+    reasoning: bool | None = None
     type: ClassVar[str] = "file"
 
 

@@ -196,6 +196,9 @@ _HANDLERS: Final[dict[str, Any]] = {
     "file": lambda self, chunk: [
         FileEvent(url=str(chunk.get("url")), media_type=str(chunk.get("mediaType")))
     ],
+    "reasoning-file": lambda self, chunk: [
+        FileEvent(url=str(chunk.get("url")), media_type=str(chunk.get("mediaType")), reasoning=True)
+    ],
     "finish": UIStreamDecoder._finish,
     "abort": UIStreamDecoder._abort,
 }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from turnwire.formats.vercel.versions import ClientVersion
 from turnwire.interactions import tool_call_id_of, tool_call_of, tool_input_of, tool_name_of
 from turnwire.model import Block, DataBlock, InteractionKind, InteractionRequest, ToolCallBlock, UnknownBlock
 
@@ -42,8 +43,9 @@ def interaction_chunks(encoder: UIStreamEncoder, request: InteractionRequest) ->
 
     - ``user_approval``: the call (synthesised when unseen; refreshed only with real input; the
       approval's resolved name may upgrade a display name), an optional ``data-approval-manifest``,
-      then ``tool-approval-request{approvalId: request.id, toolCallId}``. Clients without approval
-      chunks (v5) get ``data-interaction`` instead of the approval request.
+      then ``tool-approval-request{approvalId: request.id, toolCallId}`` (ai 7: ``signature`` = the
+      same signed token). Clients without approval chunks (v5) get ``data-interaction`` instead of
+      the approval request.
     - ``user_input``: ``data-input-request{id, data: payload}``.
     - ``client_tool``: the call the client must run, plus ``data-render`` when the payload has one.
     - other kinds, or a tool request naming no call: ``data-interaction{id, data: {kind, payload}}``.
@@ -77,7 +79,12 @@ def interaction_chunks(encoder: UIStreamEncoder, request: InteractionRequest) ->
         data = {"toolCallId": call_id, "approvalId": request.id, "manifest": payload["manifest"]}
         chunks.append({"type": "data-approval-manifest", "id": call_id, "data": data})
     if encoder.approval_chunks:
-        chunks.append({"type": "tool-approval-request", "approvalId": request.id, "toolCallId": call_id})
+        chunk: Chunk = {"type": "tool-approval-request", "approvalId": request.id, "toolCallId": call_id}
+        if encoder.client_version is ClientVersion.V7:
+            # The request id is turnwire's signed approval token: as ``signature`` a stock ai 7
+            # client keeps it on the part and returns it with the decision (read as the token).
+            chunk["signature"] = request.id
+        chunks.append(chunk)
     else:
         chunks += _generic(request)
     return chunks

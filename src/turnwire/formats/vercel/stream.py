@@ -26,6 +26,7 @@ from turnwire.model import (
     ErrorEvent,
     Event,
     FileEvent,
+    InteractionKind,
     InteractionRequest,
     InteractionResponse,
     MessageDelta,
@@ -387,6 +388,30 @@ class UIStreamEncoder:
             self._content = True
         return chunks
 
+    def _decision(self, event: InteractionResponse) -> list[Chunk]:
+        """An approval decided without the user (the agent's own policy): ai 7 shows it as an
+        automatic request answered at once, ``tool-approval-request{isAutomatic: true}`` then
+        ``tool-approval-response``, for a call the client holds. Older clients have no chunk for a
+        decision (nor does any client for another kind of answer): nothing is sent."""
+        payload = event.payload if isinstance(event.payload, dict) else {}
+        call_id, approved = payload.get("toolCallId"), payload.get("approved")
+        if (
+            self.client_version is not ClientVersion.V7
+            or event.kind != InteractionKind.USER_APPROVAL
+            or not isinstance(approved, bool)
+            or not isinstance(call_id, str)
+            or not self.has_call(call_id)
+        ):
+            return []
+        request: Chunk = {"type": "tool-approval-request", "approvalId": event.id, "toolCallId": call_id}
+        request["isAutomatic"] = True
+        response: Chunk = {"type": "tool-approval-response", "approvalId": event.id, "approved": approved}
+        reason = payload.get("reason")
+        if isinstance(reason, str) and reason:
+            response["reason"] = reason
+        self._content = True
+        return [request, response]
+
     def _data(self, event: DataEvent) -> list[Chunk]:
         chunk: Chunk = {"type": f"data-{event.name or 'data'}", "data": event.data}
         if event.transient:
@@ -398,7 +423,9 @@ class UIStreamEncoder:
         if not event.url or not event.media_type:
             return []
         self._content = True
-        return [{"type": "file", "url": event.url, "mediaType": event.media_type}]
+        # ai 7 keeps a file from the model's reasoning apart; older clients have no such chunk.
+        kind = "reasoning-file" if event.reasoning and self.client_version is ClientVersion.V7 else "file"
+        return [{"type": kind, "url": event.url, "mediaType": event.media_type}]
 
     def _source_url(self, event: SourceUrl) -> list[Chunk]:
         chunk: Chunk = {"type": "source-url", "sourceId": event.id, "url": event.url}
@@ -471,7 +498,7 @@ _HANDLERS: Final[dict[type, Any]] = {
     ToolCall: UIStreamEncoder._tool_call,
     ToolResult: UIStreamEncoder._tool_result,
     InteractionRequest: UIStreamEncoder._interaction,
-    InteractionResponse: UIStreamEncoder._ignore,  # an echo of an answer the client already holds
+    InteractionResponse: UIStreamEncoder._decision,
     DataEvent: UIStreamEncoder._data,
     FileEvent: UIStreamEncoder._file,
     Usage: UIStreamEncoder._usage,

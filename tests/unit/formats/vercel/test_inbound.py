@@ -393,3 +393,21 @@ def test_an_approval_without_a_decision_may_carry_any_id() -> None:
         "approval": {"id": 9},
     }
     assert blocks(part) == [ToolCallBlock("c", "x", {})]
+
+
+def test_an_ai_7_decision_returns_its_signature_which_is_read_as_the_token() -> None:
+    part = {
+        "type": "tool-rm",
+        "toolCallId": "c",
+        "state": "approval-responded",
+        "input": {},
+        "approval": {"id": "ap_1", "approved": True, "signature": "ap_signed", "isAutomatic": False},
+    }
+    assert blocks(part)[1].output == {"approved": True, "interactionToken": "ap_signed"}
+
+
+def test_a_signature_of_another_type_on_a_decision_is_an_input_error_naming_it() -> None:
+    part = {"type": "tool-rm", "toolCallId": "c", "approval": {"id": "a", "approved": True, "signature": 7}}
+    with pytest.raises(InputError) as err:
+        parse_messages([{"role": "assistant", "parts": [part]}])
+    assert err.value.loc == ("messages", 0, "parts", 0, "approval", "signature")
