@@ -160,11 +160,12 @@ def _sources(annotations: Any) -> list[Block]:
     """An ``output_text``'s citations as the sources before its text (``outbound`` puts a source
     on the text after it); other annotations are left out."""
     out: list[Block] = []
-    for n, a in enumerate(annotations if isinstance(annotations, list) else ()):
+    for a in annotations if isinstance(annotations, list) else ():
         if not isinstance(a, dict):
             continue
         if a.get("type") == "url_citation" and _str(a.get("url")):
-            out.append(SourceUrlBlock(_str(a.get("id")) or f"url-{n + 1}", a["url"], _str(a.get("title"))))
+            # A URL citation has no id: the URL names the source.
+            out.append(SourceUrlBlock(a["url"], a["url"], _str(a.get("title"))))
         elif a.get("type") == "file_citation" and _str(a.get("file_id")):
             name = _str(a.get("filename"))
             out.append(SourceDocumentBlock(a["file_id"], CITED_MEDIA_TYPE, name or a["file_id"], name))
