@@ -68,14 +68,22 @@ class _Annotations:
 
 
 def render_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+    return [item for items in render_each(messages) for item in items]
+
+
+def render_each(messages: Sequence[Message]) -> list[list[dict[str, Any]]]:
+    """Each message's input items (a message of sources alone has none: its sources annotate the
+    texts around it, across messages, by the rule of the module table)."""
+    out: list[list[dict[str, Any]]] = []
     annotations = _Annotations()
     for msg in messages:
+        items: list[dict[str, Any]] = []
         if msg.role in INPUT_ROLES:
             annotations.end_answer()
-            _input_message(msg, out)
+            _input_message(msg, items)
         else:
-            _assistant_side(msg, out, annotations)
+            _assistant_side(msg, items, annotations)
+        out.append(items)
     annotations.end_answer()
     return out
 
