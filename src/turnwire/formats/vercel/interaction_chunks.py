@@ -1,5 +1,6 @@
-"""``interaction_request`` events → UI Message Stream chunks (spec table, reference §8.1), and the
-parts a client keeps of them (``interaction_parts``, for the stored conversation and the batch).
+"""``interaction_request`` events → UI Message Stream chunks (spec table, reference §8.1), the
+parts a client keeps of them (``interaction_parts``, for the stored conversation and the batch),
+and an agent's own approval decisions (``interaction_response``) as ai 7's automatic ones.
 
 The tool a request is about is read with ``turnwire.interactions``, the same ladder the batch
 ``pending_interaction.tool`` uses, so stream and batch never name a tool differently.
@@ -11,7 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 from turnwire.formats.vercel.versions import ClientVersion
 from turnwire.interactions import tool_call_id_of, tool_call_of, tool_input_of, tool_name_of
-from turnwire.model import Block, DataBlock, InteractionKind, InteractionRequest, ToolCallBlock, UnknownBlock
+from turnwire.model import (
+    Block,
+    DataBlock,
+    InteractionKind,
+    InteractionRequest,
+    InteractionResponse,
+    ToolCallBlock,
+    UnknownBlock,
+)
 
 if TYPE_CHECKING:
     from turnwire.formats.vercel.stream import UIStreamEncoder
@@ -88,6 +97,30 @@ def interaction_chunks(encoder: UIStreamEncoder, request: InteractionRequest) ->
     else:
         chunks += _generic(request)
     return chunks
+
+
+def decision_chunks(encoder: UIStreamEncoder, response: InteractionResponse) -> list[Chunk]:
+    """An approval decided without the user (the agent's own policy): ai 7 shows it as an
+    automatic request answered at once, ``tool-approval-request{isAutomatic: true}`` then
+    ``tool-approval-response``, for a call the client holds. Older clients have no chunk for a
+    decision (nor does any client for another kind of answer): nothing is sent."""
+    payload = response.payload if isinstance(response.payload, dict) else {}
+    call_id, approved = payload.get("toolCallId"), payload.get("approved")
+    if (
+        encoder.client_version is not ClientVersion.V7
+        or response.kind != InteractionKind.USER_APPROVAL
+        or not isinstance(approved, bool)
+        or not isinstance(call_id, str)
+        or not encoder.has_call(call_id)
+    ):
+        return []
+    request: Chunk = {"type": "tool-approval-request", "approvalId": response.id, "toolCallId": call_id}
+    request["isAutomatic"] = True
+    answer: Chunk = {"type": "tool-approval-response", "approvalId": response.id, "approved": approved}
+    reason = payload.get("reason")
+    if isinstance(reason, str) and reason:
+        answer["reason"] = reason
+    return [request, answer]
 
 
 def interaction_parts(request: InteractionRequest) -> list[Block]:

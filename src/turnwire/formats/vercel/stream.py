@@ -14,7 +14,7 @@ from typing import Any, Final
 from turnwire.formats.vercel import tool_states
 from turnwire.formats.vercel.error_chunks import NO_OUTPUT_TEXT, error_code, error_pair
 from turnwire.formats.vercel.finish_reason import finish_reason
-from turnwire.formats.vercel.interaction_chunks import interaction_chunks
+from turnwire.formats.vercel.interaction_chunks import decision_chunks, interaction_chunks
 from turnwire.formats.vercel.versions import ClientVersion
 from turnwire.model import (
     UNSET,
@@ -26,7 +26,6 @@ from turnwire.model import (
     ErrorEvent,
     Event,
     FileEvent,
-    InteractionKind,
     InteractionRequest,
     InteractionResponse,
     MessageDelta,
@@ -389,28 +388,10 @@ class UIStreamEncoder:
         return chunks
 
     def _decision(self, event: InteractionResponse) -> list[Chunk]:
-        """An approval decided without the user (the agent's own policy): ai 7 shows it as an
-        automatic request answered at once, ``tool-approval-request{isAutomatic: true}`` then
-        ``tool-approval-response``, for a call the client holds. Older clients have no chunk for a
-        decision (nor does any client for another kind of answer): nothing is sent."""
-        payload = event.payload if isinstance(event.payload, dict) else {}
-        call_id, approved = payload.get("toolCallId"), payload.get("approved")
-        if (
-            self.client_version is not ClientVersion.V7
-            or event.kind != InteractionKind.USER_APPROVAL
-            or not isinstance(approved, bool)
-            or not isinstance(call_id, str)
-            or not self.has_call(call_id)
-        ):
-            return []
-        request: Chunk = {"type": "tool-approval-request", "approvalId": event.id, "toolCallId": call_id}
-        request["isAutomatic"] = True
-        response: Chunk = {"type": "tool-approval-response", "approvalId": event.id, "approved": approved}
-        reason = payload.get("reason")
-        if isinstance(reason, str) and reason:
-            response["reason"] = reason
-        self._content = True
-        return [request, response]
+        chunks = decision_chunks(self, event)
+        if chunks:
+            self._content = True
+        return chunks
 
     def _data(self, event: DataEvent) -> list[Chunk]:
         chunk: Chunk = {"type": f"data-{event.name or 'data'}", "data": event.data}
