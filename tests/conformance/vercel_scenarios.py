@@ -339,7 +339,7 @@ SCENARIOS: dict[str, Scenario] = {
     # AI SDK 7's newer chunks, on the 7 setting only: a file from the reasoning (``reasoning-file``),
     # a decision the agent made without the user (an automatic request answered at once) and the
     # signed token as the approval request's ``signature``. Every other lane reads a plain file and
-    # no decision, so its strict schema never meets a key it does not know.
+    # no decision, so its strict schema never meets a key it does not know (6 also gets the title).
     "ai7-reasoning-file-and-decisions": Scenario(
         [
             ThoughtStart("r1"),
@@ -351,7 +351,18 @@ SCENARIOS: dict[str, Scenario] = {
             ToolResult("c1", output="found"),
             MessageEvent("Now the gated one."),
             ToolCall("c2", "delete_file", {"path": "a"}),
-            _approval("c2", "ap-2"),
+            InteractionRequest(
+                "ap-2",
+                "user_approval",
+                {
+                    "toolCallId": "c2",
+                    "toolCall": {
+                        "resolvedName": "delete_file",
+                        "title": "Delete a file",
+                        "rawInput": {"path": "a"},
+                    },
+                },
+            ),
             Done("paused"),
         ],
         {
@@ -367,7 +378,11 @@ SCENARIOS: dict[str, Scenario] = {
                     "output": "found",
                     "approval": {"id": "auto-1", "isAutomatic": True, "approved": True},
                 },
-                "c2": {"state": "approval-requested", "approval": {"id": "ap-2", "signature": "ap-2"}},
+                "c2": {
+                    "state": "approval-requested",
+                    "approval": {"id": "ap-2", "signature": "ap-2"},
+                    "title": "Delete a file",  # the request's known title (6 and 7; 5's schema has none)
+                },
             },
             "toolsV5": {
                 "c1": {"state": "output-available", "output": "found"},

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from turnwire.formats.vercel.versions import ClientVersion
-from turnwire.interactions import tool_call_id_of, tool_call_of, tool_input_of, tool_name_of
+from turnwire.interactions import tool_call_id_of, tool_call_of, tool_input_of, tool_name_of, tool_title_of
 from turnwire.model import (
     Block,
     DataBlock,
@@ -70,8 +70,9 @@ def interaction_chunks(encoder: UIStreamEncoder, request: InteractionRequest) ->
     payload = request.payload if isinstance(request.payload, dict) else {}
     arguments = tool_input_of(request)
     name = _resolved_name(request)
+    title = tool_title_of(request)
     if kind == InteractionKind.CLIENT_TOOL:
-        chunks = encoder.tool_input(call_id, name, arguments)
+        chunks = encoder.tool_input(call_id, name, arguments, title=title)
         if payload.get("render") is not None:
             chunks.append(
                 {"type": "data-render", "data": {"toolCallId": call_id, "render": payload["render"]}}
@@ -79,9 +80,9 @@ def interaction_chunks(encoder: UIStreamEncoder, request: InteractionRequest) ->
         return chunks
     chunks = []
     if not encoder.has_call(call_id):
-        chunks += encoder.tool_input(call_id, name, arguments)
+        chunks += encoder.tool_input(call_id, name, arguments, title=title)
     elif arguments:
-        chunks += encoder.tool_input(call_id, name, arguments, rename=True)
+        chunks += encoder.tool_input(call_id, name, arguments, rename=True, title=title)
     elif name:
         encoder.tool_names[call_id] = name  # later refreshes carry the resolved name
     if payload.get("manifest") is not None:

@@ -284,11 +284,18 @@ class UIStreamEncoder:
     # ----------------------------------------------------------------- tools
 
     def tool_input(
-        self, call_id: str, name: str | None, arguments: Any, *, rename: bool = False
+        self,
+        call_id: str,
+        name: str | None,
+        arguments: Any,
+        *,
+        rename: bool = False,
+        title: str | None = None,
     ) -> list[Chunk]:
         """``tool-input-start`` (first sight in this turn) + ``tool-input-available``.
 
         The name is fixed at first sight; ``rename`` (an approval's resolved name) may replace it.
+        ``title``: the tool's display title when one is known, on both chunks for v6 and v7.
         """
         chunks: list[Chunk] = []
         known = self.tool_names.get(call_id)
@@ -307,6 +314,9 @@ class UIStreamEncoder:
                 "input": {} if value is None else value,
             }
         )
+        if title is not None and self.client_version.tool_titles:
+            for chunk in chunks:
+                chunk["title"] = title
         self._content = True
         return chunks
 
