@@ -1,6 +1,7 @@
 """What a recorder notes beside each stored content: the message and turn it is part of, a part's
-id, a data block's shape, and the turn's usage and stop reason (``formats.agentex.annotations``);
-mixed into ``TurnRecorder``."""
+id, a data block's shape, the sub-agent invocation it was written in (``agent``, named as
+``turnwire.subagents`` names it), and the turn's usage and stop reason
+(``formats.agentex.annotations``); mixed into ``TurnRecorder``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from typing import Any
 from turnwire.conversations.recorder_entries import Entry
 from turnwire.formats.agentex.messages import wraps_data
 from turnwire.model import (
+    AgentEnd,
+    AgentStart,
     DataBlock,
     DataEvent,
     Done,
@@ -21,12 +24,14 @@ from turnwire.model import (
     ToolResult,
     Usage,
 )
+from turnwire.subagents import OpenSubagents
 
 
 class RecorderNotes:
     """The notes of a turn's contents, and its usage and stop reason once known."""
 
     _note: dict[str, Any]
+    _subagents: OpenSubagents
     _thoughts: int
     _last: Entry | None
     _entries: dict[int, Entry]
@@ -42,6 +47,8 @@ class RecorderNotes:
         cls = event.__class__
         if cls is Done or cls is ErrorEvent:
             self._mark_ending()
+        elif cls is AgentStart or cls is AgentEnd:
+            self._enter_or_leave(event)  # type: ignore[arg-type]
         if not self._note:
             return self._note
         if cls is ThoughtStart or cls is ThoughtDelta:  # a delta here opened its part itself
@@ -72,6 +79,21 @@ class RecorderNotes:
         elif cls is Done and event.stop_reason is not None:  # type: ignore[union-attr]
             self.stop_reason = event.stop_reason  # type: ignore[union-attr]
         return self._note
+
+    def _enter_or_leave(self, event: AgentStart | AgentEnd) -> None:
+        """A sub-agent starts or ends: the contents written from now on note the invocation
+        they belong to (none: the agent itself)."""
+        if isinstance(event, AgentStart):
+            self._subagents.start(event)
+        else:
+            self._subagents.end(event)
+        if not self._note:
+            return
+        note = {k: v for k, v in self._note.items() if k != "agent"}
+        current = self._subagents.current
+        if current is not None:
+            note["agent"] = current
+        self._note = note
 
     def _turn_end(self) -> dict[str, Any]:
         out: dict[str, Any] = {}

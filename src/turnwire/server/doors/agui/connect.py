@@ -46,7 +46,7 @@ from starlette.responses import Response
 from turnwire.conversations.rendered import render_conversation
 from turnwire.conversations.stored import find_task
 from turnwire.formats import get_format
-from turnwire.formats.agui import AgUiStreamEncoder, interrupt_of
+from turnwire.formats.agui import AgUiStreamEncoder, interrupt_of, subagent_run_id
 from turnwire.framing import SSE_KEEPALIVE, sse_frame
 from turnwire.model import InteractionRequest
 from turnwire.runtime.live import LOST_MESSAGE
@@ -114,7 +114,13 @@ def open_interrupts(records: Sequence[StoredMessage]) -> list[dict[str, Any]]:
             and isinstance(data.get("id"), str)
         ):
             request = InteractionRequest(data["id"], str(data.get("kind") or ""), data.get("payload"))
-            interrupt = interrupt_of(request)
+            invocation, message_id = record.note.get("agent"), record.note.get("message_id")
+            owner = (
+                subagent_run_id(message_id, invocation)
+                if isinstance(invocation, str) and isinstance(message_id, str)
+                else None
+            )
+            interrupt = interrupt_of(request, owner)
             if interrupt is not None:
                 out.append(interrupt)
     return out
