@@ -1,14 +1,18 @@
 """What a recorder notes beside each stored content: the message and turn it is part of, a part's
 id, a data block's shape, the sub-agent invocation it was written in (``agent``, named as
-``turnwire.subagents`` names it), and the turn's usage and stop reason
-(``formats.agentex.annotations``); mixed into ``TurnRecorder``."""
+``turnwire.subagents`` names it), and the turn's usage, stop reason
+(``formats.agentex.annotations``) and the agent's state at its end (``state``: its last
+``state_snapshot`` with the ``state_delta``s after it applied, as an AG-UI client holds it);
+mixed into ``TurnRecorder``."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from turnwire.conversations.recorder_entries import Entry
 from turnwire.formats.agentex.messages import wraps_data
+from turnwire.json_patch import PatchError, apply_patch
 from turnwire.model import (
     AgentEnd,
     AgentStart,
@@ -17,6 +21,8 @@ from turnwire.model import (
     Done,
     ErrorEvent,
     Event,
+    StateDelta,
+    StateSnapshot,
     Thought,
     ThoughtDelta,
     ThoughtStart,
@@ -26,9 +32,13 @@ from turnwire.model import (
 )
 from turnwire.subagents import OpenSubagents
 
+_NO_STATE: Any = object()
+
 
 class RecorderNotes:
-    """The notes of a turn's contents, and its usage and stop reason once known."""
+    """The notes of a turn's contents, and its usage, stop reason and state once known."""
+
+    _state: Any = _NO_STATE
 
     _note: dict[str, Any]
     _subagents: OpenSubagents
@@ -49,6 +59,12 @@ class RecorderNotes:
             self._mark_ending()
         elif cls is AgentStart or cls is AgentEnd:
             self._enter_or_leave(event)  # type: ignore[arg-type]
+        elif cls is StateSnapshot:
+            self._state = event.state  # type: ignore[union-attr]
+        elif cls is StateDelta and self._state is not _NO_STATE:
+            # The client keeps its state when a patch fails to apply; so does the note.
+            with contextlib.suppress(PatchError):
+                self._state = apply_patch(self._state, event.delta)  # type: ignore[union-attr]
         if not self._note:
             return self._note
         if cls is ThoughtStart or cls is ThoughtDelta:  # a delta here opened its part itself
@@ -101,6 +117,8 @@ class RecorderNotes:
             out["usage"] = self.usage
         if self.stop_reason is not None:
             out["stop_reason"] = self.stop_reason
+        if self._state is not _NO_STATE:
+            out["state"] = self._state
         return out
 
     def _note_turn_end(self) -> None:

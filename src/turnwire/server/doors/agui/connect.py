@@ -69,13 +69,13 @@ AGUI = get_format("agui")
 
 
 def last_state_snapshot(records: Sequence[StoredMessage]) -> Any | None:
-    """The thread's last agent state, sent as ``STATE_SNAPSHOT`` after the messages; ``None``: no
-    state is stored, no event is sent.
-
-    The hook for agent state: nothing in the store holds a state yet (canonical state events are
-    not stored). Where they come to be stored, this reads the last one from ``records`` (the
-    thread's stored branch, oldest first)."""
-    del records
+    """The thread's last agent state, sent as ``STATE_SNAPSHOT`` after the messages: the state a
+    turn ended with (the recorder notes it on the turn's last content, ``state``), of the last
+    turn on ``records`` (the thread's stored branch, oldest first) that had one; ``None``: no
+    turn did (or its state was ``null``), no event is sent."""
+    for record in reversed(records):
+        if "state" in record.note:
+            return record.note["state"]
     return None
 
 
