@@ -125,13 +125,22 @@ class AgentScopes:
             del self._agent_steps[(owner, name)]
         return [attributed({"type": "STEP_FINISHED", "stepName": name}, owner) for name in names]
 
-    def _close_agent_scopes(self, suspended: bool = False) -> list[AgUiEvent]:
+    def _close_agent_scopes(
+        self, suspended: bool = False, failed: tuple[str, str | None] | None = None
+    ) -> list[AgUiEvent]:
         """The agent's steps and sub-agents still open when the run ends, innermost first. When the
-        run pauses on interrupts, a sub-agent open then is suspended (on its own interrupts, if any)."""
+        run pauses on interrupts, a sub-agent open then is suspended (on its own interrupts, if
+        any); when it fails (``failed``: its message and code), the sub-agent failed too."""
         out: list[AgUiEvent] = []
         for invocation in self._subagents.close_all():
             run_id = self._run_id_of(invocation)
             out += self._finish_steps_of(run_id)
+            if failed is not None:
+                error: AgUiEvent = {"type": "SUBAGENT_ERROR", "subagentRunId": run_id, "message": failed[0]}
+                if failed[1]:
+                    error["code"] = failed[1]
+                out.append(error)
+                continue
             finished: AgUiEvent = {"type": "SUBAGENT_FINISHED", "subagentRunId": run_id}
             if suspended:
                 outcome: AgUiEvent = {"type": "suspended"}

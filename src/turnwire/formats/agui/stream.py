@@ -197,17 +197,19 @@ class AgUiStreamEncoder(AgentScopes):
         key = (reason or "").strip().lower()
         out += self._close_parts()
         out += self._close_step()
-        out += self._close_agent_scopes(suspended=key == "paused" and bool(self.interrupts))
         self._finished = True
         if error is not None or self._error is not None or key == "error":
             message, code = (
                 (error, "agent_run_failed") if error is not None else self._error or (RUN_FAILED_TEXT, None)
             )
+            # A sub-agent open when the run fails failed with it (SUBAGENT_ERROR, not a success).
+            out += self._close_agent_scopes(failed=(message or RUN_FAILED_TEXT, code))
             failed: AgUiEvent = {"type": "RUN_ERROR", "message": message or RUN_FAILED_TEXT}
             if code:
                 failed["code"] = code
             out.append(failed)
             return out
+        out += self._close_agent_scopes(suspended=key == "paused" and bool(self.interrupts))
         finished: AgUiEvent = {"type": "RUN_FINISHED", "threadId": self.thread_id, "runId": self.run_id}
         if key == "cancelled":
             finished["outcome"] = {"type": "cancelled"}

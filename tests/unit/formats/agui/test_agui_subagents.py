@@ -16,6 +16,7 @@ from turnwire.model import (
     CustomEvent,
     DataEvent,
     Done,
+    ErrorEvent,
     Event,
     InteractionKind,
     InteractionRequest,
@@ -169,3 +170,19 @@ def test_a_step_of_the_same_name_may_be_open_in_the_agent_and_a_sub_agent() -> N
         ("STEP_FINISHED", "M:sub"),
         ("STEP_FINISHED", None),  # closed at the run's end, by the agent that started it
     ]
+
+
+def test_a_run_that_fails_inside_a_sub_agent_reports_the_sub_agent_failed() -> None:
+    out = run([AgentStart("researcher"), MessageStart("m"), ErrorEvent("boom", "tool_down")])
+    assert [e["type"] for e in out[-4:]] == [
+        "TEXT_MESSAGE_END",
+        "STEP_FINISHED",
+        "SUBAGENT_ERROR",
+        "RUN_ERROR",
+    ]
+    assert out[-2] == {
+        "type": "SUBAGENT_ERROR",
+        "subagentRunId": "M:researcher",
+        "message": "boom",
+        "code": "tool_down",
+    }
