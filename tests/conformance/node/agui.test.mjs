@@ -178,4 +178,9 @@ test('"sources for" sends state, steps, a sub-agent, streamed arguments and cust
   ]);
   // The reload equals the live chat, attribution included: no other new event is a message the client keeps.
   assert.deepEqual(await history(agent), agent.messages);
+  // The next run sends the attributed messages back: taken as they are, nothing rewound.
+  say(agent, 'hello');
+  await agent.runAgent();
+  assert.deepEqual(await history(agent), agent.messages);
+  assert.equal(agent.messages.filter((m) => m.subagentRunId === runId).length, 3);
 });
