@@ -1,19 +1,28 @@
 """What a recorder notes beside each stored content: the message and turn it is part of, a part's
-id, a data block's shape, and the turn's usage and stop reason (``formats.agentex.annotations``);
+id, a data block's shape, the sub-agent invocation it was written in (``agent``, named as
+``turnwire.subagents`` names it), and the turn's usage, stop reason
+(``formats.agentex.annotations``) and the agent's state at its end (``state``: its last
+``state_snapshot`` with the ``state_delta``s after it applied, as an AG-UI client holds it);
 mixed into ``TurnRecorder``."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from turnwire.conversations.recorder_entries import Entry
 from turnwire.formats.agentex.messages import wraps_data
+from turnwire.json_patch import PatchError, apply_patch
 from turnwire.model import (
+    AgentEnd,
+    AgentStart,
     DataBlock,
     DataEvent,
     Done,
     ErrorEvent,
     Event,
+    StateDelta,
+    StateSnapshot,
     Thought,
     ThoughtDelta,
     ThoughtStart,
@@ -21,12 +30,18 @@ from turnwire.model import (
     ToolResult,
     Usage,
 )
+from turnwire.subagents import OpenSubagents
+
+_NO_STATE: Any = object()
 
 
 class RecorderNotes:
-    """The notes of a turn's contents, and its usage and stop reason once known."""
+    """The notes of a turn's contents, and its usage, stop reason and state once known."""
+
+    _state: Any = _NO_STATE
 
     _note: dict[str, Any]
+    _subagents: OpenSubagents
     _thoughts: int
     _last: Entry | None
     _entries: dict[int, Entry]
@@ -42,6 +57,14 @@ class RecorderNotes:
         cls = event.__class__
         if cls is Done or cls is ErrorEvent:
             self._mark_ending()
+        elif cls is AgentStart or cls is AgentEnd:
+            self._enter_or_leave(event)  # type: ignore[arg-type]
+        elif cls is StateSnapshot:
+            self._state = event.state  # type: ignore[union-attr]
+        elif cls is StateDelta and self._state is not _NO_STATE:
+            # The client keeps its state when a patch fails to apply; so does the note.
+            with contextlib.suppress(PatchError):
+                self._state = apply_patch(self._state, event.delta)  # type: ignore[union-attr]
         if not self._note:
             return self._note
         if cls is ThoughtStart or cls is ThoughtDelta:  # a delta here opened its part itself
@@ -73,12 +96,29 @@ class RecorderNotes:
             self.stop_reason = event.stop_reason  # type: ignore[union-attr]
         return self._note
 
+    def _enter_or_leave(self, event: AgentStart | AgentEnd) -> None:
+        """A sub-agent starts or ends: the contents written from now on note the invocation
+        they belong to (none: the agent itself)."""
+        if isinstance(event, AgentStart):
+            self._subagents.start(event)
+        else:
+            self._subagents.end(event)
+        if not self._note:
+            return
+        note = {k: v for k, v in self._note.items() if k != "agent"}
+        current = self._subagents.current
+        if current is not None:
+            note["agent"] = current
+        self._note = note
+
     def _turn_end(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self.usage:
             out["usage"] = self.usage
         if self.stop_reason is not None:
             out["stop_reason"] = self.stop_reason
+        if self._state is not _NO_STATE:
+            out["state"] = self._state
         return out
 
     def _note_turn_end(self) -> None:

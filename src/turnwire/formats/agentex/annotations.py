@@ -14,7 +14,10 @@ message's *note* (``StoredMessage.note``, the ``messages.note`` column), never p
 - ``transient``: a data block the stream marked transient (no client keeps it in a message);
 - ``render``: a call's or result's ``render`` (the stream's ``data-render`` part after it);
 - ``error_detail``: an error's ``detail`` (the stream's ``data-agent-error.errorDetail``);
-- ``usage``, ``stop_reason``: on the last content of a turn;
+- ``agent``: the sub-agent invocation that wrote it (``turnwire.subagents``; AG-UI's
+  ``subagentRunId``);
+- ``usage``, ``stop_reason``: on the last content of a turn; ``state``: there too, the agent's
+  state at the turn's end (AG-UI's connect replays it as ``STATE_SNAPSHOT``);
 - ``rewind``: on a rewind marker of a release before branches (``store.branches``);
 - ``response``: on the last content of a Responses turn, the response object it answered with
   (``server.doors.responses.state``).
@@ -36,8 +39,10 @@ FIELDS: Final = (
     "transient",
     "render",
     "error_detail",
+    "agent",
     "usage",
     "stop_reason",
+    "state",
     "rewind",
     "response",
 )
