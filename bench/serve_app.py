@@ -31,8 +31,12 @@ class NullStore:
     def __init__(self) -> None:
         self._names = itertools.count()
 
-    async def session_task(self, session_id: str, *, tenant: str = "") -> SessionTask:
+    async def session_task(
+        self, session_id: str, *, tenant: str = "", agent: str | None = None
+    ) -> SessionTask:
         return SessionTask({"id": new_id(), "name": session_id, "n": next(self._names)}, True, 0)
+
+    session_task_soon = session_task
 
     async def message_clock(self, task_id: str) -> int:
         return 0

@@ -26,7 +26,10 @@ def _no_extras(model: Any, where: str) -> None:
 def validate_event(event: dict[str, Any]) -> Any:
     model = EVENT.validate_python(event)
     _no_extras(model, event.get("type", "event"))
-    assert None not in event.values(), f"null field in {event}"
+    # 1.0 omits an optional field without a value; a required one's null is a value (CUSTOM.value).
+    fields = type(model).model_fields
+    optional = {f.alias or n for n, f in fields.items() if not f.is_required() and f.default is None}
+    assert not [k for k, v in event.items() if v is None and k in optional], f"null field in {event}"
     return model
 
 
@@ -39,7 +42,8 @@ def validate_message(message: dict[str, Any]) -> Any:
 
 def check_order(events: list[dict[str, Any]]) -> None:
     """The verifier's rules: RUN_STARTED first, nothing after the end, content only for open ids,
-    no id opened twice, everything closed before RUN_FINISHED, and the run ends."""
+    no id opened twice, everything closed before RUN_FINISHED, and the run ends. Steps are kept
+    per (sub-)agent (``subagentRunId``); a part's events carry its opener's ``subagentRunId``."""
     assert events, "no events"
     assert events[0]["type"] == "RUN_STARTED", events[0]
     text: set[str] = set()
@@ -66,8 +70,15 @@ def check_order(events: list[dict[str, Any]]) -> None:
         "REASONING_MESSAGE_END": (reasoning, "messageId"),
         "STEP_FINISHED": (steps, "stepName"),
     }
+    owner: dict[tuple[str, str], Any] = {}  # (kind of part, id) → its opener's subagentRunId
     for i, event in enumerate(events[1:], 1):
         kind = event["type"]
+        if kind in ("STEP_STARTED", "STEP_FINISHED"):
+            event = {**event, "stepName": (event.get("subagentRunId"), event["stepName"])}
+        part = next((p for p in ("messageId", "toolCallId") if p in event), None)
+        if part is not None and kind in {**opened, **inside, **closed} and "STEP" not in kind:
+            held = owner.setdefault((part, event[part]), event.get("subagentRunId"))
+            assert held == event.get("subagentRunId"), f"{kind} of {event[part]} by another agent at {i}"
         assert kind != "RUN_STARTED", f"second RUN_STARTED at {i}"
         if kind in opened:
             active, key = opened[kind]

@@ -34,6 +34,14 @@ def sse_frame(frame: Any) -> bytes:
     return b"data: " + _dumps(frame) + b"\n\n"
 
 
+def sse_typed_frame(frame: Any) -> bytes:
+    """One SSE event named by the frame's ``type``, as OpenAI streams them:
+    ``event: <type>\ndata: <json>\n\n`` (``message``, SSE's default name, for a frame without one)."""
+    name = frame.get("type") if isinstance(frame, dict) else None
+    event = name.encode() if isinstance(name, str) and name.isascii() and name.isprintable() else b"message"
+    return b"event: " + event + b"\ndata: " + _dumps(frame) + b"\n\n"
+
+
 def ndjson_frame(frame: Any) -> bytes:
     """One NDJSON line holding ``frame`` as JSON."""
     return _dumps(frame) + b"\n"

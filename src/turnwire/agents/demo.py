@@ -382,3 +382,14 @@ def demo_agent(ctx: TurnContext) -> AsyncIterator[Event]:
         if match is not None:
             return command(_Turn(ctx, text, match))
     return _echo(_Turn(ctx, text, None))
+
+
+AGUI_CAPABILITIES: Final = {
+    "reasoning": {"supported": True, "streaming": True},
+    "state": {"snapshots": True, "deltas": True},
+    "multiAgent": {"supported": True, "delegation": True, "subagents": [{"name": RESEARCHER}]},
+    "humanInTheLoop": {"approvals": True},
+}
+"""What the demo declares of itself to an AG-UI client's capability discovery (its thoughts, the
+``sources for`` turn's state and researcher, the approvals ``delete`` asks for)."""
+setattr(demo_agent, "agui_capabilities", AGUI_CAPABILITIES)  # noqa: B010 (a function's attribute)

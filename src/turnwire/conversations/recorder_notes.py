@@ -1,6 +1,9 @@
 """What a recorder notes beside each stored content: the message and turn it is part of, a part's
-id, a data block's shape, the sources streamed next to it, and the turn's usage and stop reason
-(``formats.agentex.annotations``); mixed into ``TurnRecorder``.
+id, a data block's shape, the sub-agent invocation it was written in (``agent``, named as
+``turnwire.subagents`` names it), the sources streamed next to it, and the turn's usage, stop
+reason (``formats.agentex.annotations``) and the agent's state at its end (``state``: its last
+``state_snapshot`` with the ``state_delta``s after it applied, as an AG-UI client holds it);
+mixed into ``TurnRecorder``.
 
 A source is no content of its own (Agentex has no content for a citation): it is noted on the
 turn's content the stream sent last before it (``sources_after``), or, when the turn has sent
@@ -8,13 +11,17 @@ none yet, on its next one (``sources_before``), so a reader puts it back where i
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from turnwire.conversations.accumulator import Accumulator
 from turnwire.conversations.recorder_entries import Entry
 from turnwire.formats.agentex.messages import wraps_data
 from turnwire.formats.agentex.sources import source_data
+from turnwire.json_patch import PatchError, apply_patch
 from turnwire.model import (
+    AgentEnd,
+    AgentStart,
     DataBlock,
     DataEvent,
     Done,
@@ -22,6 +29,8 @@ from turnwire.model import (
     Event,
     SourceDocument,
     SourceUrl,
+    StateDelta,
+    StateSnapshot,
     Thought,
     ThoughtDelta,
     ThoughtStart,
@@ -29,12 +38,18 @@ from turnwire.model import (
     ToolResult,
     Usage,
 )
+from turnwire.subagents import OpenSubagents
+
+_NO_STATE: Any = object()
 
 
 class RecorderNotes:
-    """The notes of a turn's contents, and its usage and stop reason once known."""
+    """The notes of a turn's contents, and its usage, stop reason and state once known."""
+
+    _state: Any = _NO_STATE
 
     _note: dict[str, Any]
+    _subagents: OpenSubagents
     _thoughts: int
     _last: Entry | None
     _entries: dict[int, Entry]
@@ -55,6 +70,14 @@ class RecorderNotes:
         cls = event.__class__
         if cls is Done or cls is ErrorEvent:
             self._mark_ending()
+        elif cls is AgentStart or cls is AgentEnd:
+            self._enter_or_leave(event)  # type: ignore[arg-type]
+        elif cls is StateSnapshot:
+            self._state = event.state  # type: ignore[union-attr]
+        elif cls is StateDelta and self._state is not _NO_STATE:
+            # The client keeps its state when a patch fails to apply; so does the note.
+            with contextlib.suppress(PatchError):
+                self._state = apply_patch(self._state, event.delta)  # type: ignore[union-attr]
         if not self._note:
             return self._note
         if cls is SourceUrl or cls is SourceDocument:
@@ -116,12 +139,29 @@ class RecorderNotes:
         self._early_sources = []
         return {**note, "sources_before": early}
 
+    def _enter_or_leave(self, event: AgentStart | AgentEnd) -> None:
+        """A sub-agent starts or ends: the contents written from now on note the invocation
+        they belong to (none: the agent itself)."""
+        if isinstance(event, AgentStart):
+            self._subagents.start(event)
+        else:
+            self._subagents.end(event)
+        if not self._note:
+            return
+        note = {k: v for k, v in self._note.items() if k != "agent"}
+        current = self._subagents.current
+        if current is not None:
+            note["agent"] = current
+        self._note = note
+
     def _turn_end(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self.usage:
             out["usage"] = self.usage
         if self.stop_reason is not None:
             out["stop_reason"] = self.stop_reason
+        if self._state is not _NO_STATE:
+            out["state"] = self._state
         return out
 
     def _note_turn_end(self) -> None:

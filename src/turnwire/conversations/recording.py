@@ -75,6 +75,7 @@ from turnwire.model import (
 from turnwire.runtime.live import turn_ending
 from turnwire.store.base import LAST, NewRow, Store
 from turnwire.store.clock import MS, new_id, now_us
+from turnwire.subagents import OpenSubagents
 
 FLUSH_INTERVAL: Final = 0.1
 _Streamed = MessageStart | MessageDelta | MessageEnd | ThoughtStart | ThoughtDelta | ThoughtEnd
@@ -165,6 +166,7 @@ class TurnRecorder(RecorderFrames, RecorderNotes, RecorderWrites):
         self._sleeping = self._closed = self._failing = False
         self._last_flush = time.monotonic()
         self._note: dict[str, Any] = {}
+        self._subagents = OpenSubagents()
         if message_id is not None:
             self._note["message_id"] = message_id
         if turn_id is not None:

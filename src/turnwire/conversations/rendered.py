@@ -50,8 +50,10 @@ def _message(stored: StoredMessage, session_id: str) -> Message | InteractionReq
         message.content = [ResourceBlock(uri=data["url"], mime_type=data.get("media_type"))]
     if note:
         # Which message and turn it is part of, for formats that show them (Vercel: messages as
-        # the client assembled them, steps, message metadata).
-        kept: dict[str, Any] = {k: note[k] for k in ("message_id", "turn", "usage", "render") if k in note}
+        # the client assembled them, steps, message metadata; AG-UI: the sub-agent of each).
+        kept: dict[str, Any] = {
+            k: note[k] for k in ("message_id", "turn", "usage", "render", "agent") if k in note
+        }
         if "turn" in note:
             kept["session"] = session_id
         message.metadata = {**(message.metadata or {}), NOTE_KEY: kept}

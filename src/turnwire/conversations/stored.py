@@ -87,10 +87,16 @@ class Conversation:
 
 
 async def open_conversation(
-    store: Store, session_id: str, messages: list[Message], *, from_store: bool = False
+    store: Store,
+    session_id: str,
+    messages: list[Message],
+    *,
+    from_store: bool = False,
+    agent: str | None = None,
 ) -> Conversation:
     """Find or create the session's task and work out what in ``messages`` is new (nothing written
-    but the task itself; call ``Conversation.commit`` once the request is accepted).
+    but the task itself, whose agent is ``agent`` when this creates it; call
+    ``Conversation.commit`` once the request is accepted).
 
     ``from_store=False``: ``messages`` is the client's whole history; the agent runs on it as sent.
     ``from_store=True``: ``messages`` are only the new ones; the agent runs on the stored
@@ -98,7 +104,7 @@ async def open_conversation(
     """
     # The task's row need not be written before the turn's first frame: it is queued ahead of the
     # turn's own writes (``Store.session_task_soon``).
-    found = await store.session_task_soon(session_id)
+    found = await store.session_task_soon(session_id, agent=agent)
     # A task this call just created has nothing to read: whatever another request wrote since came
     # after this one's creation, so reading at creation time (empty) is as correct.
     current = [] if found.created else await read_conversation(store, found.task["id"])

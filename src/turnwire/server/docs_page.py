@@ -8,10 +8,6 @@ module (the npm package ``swagger-ui-dist``, copied by ``web/vendor-docs.mjs``),
 
 from __future__ import annotations
 
-import functools
-import gzip
-import hashlib
-from importlib import resources
 from typing import Final
 
 from fastapi import APIRouter, Request
@@ -19,7 +15,7 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from starlette.responses import Response
 
 from turnwire.server.http.errors import json_response
-from turnwire.server.page import _accepts_gzip
+from turnwire.server.http.packaged_files import PackagedFiles
 
 ASSETS: Final = {
     "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
@@ -31,19 +27,7 @@ ASSETS: Final = {
 PARAMETERS: Final = {"validatorUrl": None}
 
 
-@functools.cache
-def _asset(name: str) -> bytes:
-    return resources.files("turnwire.server").joinpath("swagger", name).read_bytes()
-
-
-@functools.cache
-def _gzipped(name: str) -> bytes:
-    return gzip.compress(_asset(name), compresslevel=9, mtime=0)
-
-
-@functools.cache
-def _etag(name: str) -> str:
-    return '"' + hashlib.sha256(_asset(name)).hexdigest()[:32] + '"'
+_FILES: Final = PackagedFiles("turnwire.server", "swagger", ASSETS, {"cache-control": "no-cache"})
 
 
 def _root(request: Request) -> str:
@@ -68,17 +52,9 @@ def docs_router(openapi_url: str = "/openapi.json") -> APIRouter:
 
     @router.api_route("/docs/assets/{name}", methods=["GET", "HEAD"])
     async def asset(name: str, request: Request) -> Response:
-        media_type = ASSETS.get(name)
-        if media_type is None:
+        response = _FILES.response(name, request)
+        if response is None:
             return json_response({"detail": f"No docs asset named {name!r}"}, 404)
-        compressed = _accepts_gzip(request) and not media_type.startswith("image/")
-        etag = _etag(name)[:-1] + ('-gz"' if compressed else '"')
-        headers = {"etag": etag, "vary": "accept-encoding", "cache-control": "no-cache"}
-        if etag in request.headers.get("if-none-match", ""):
-            return Response(status_code=304, headers=headers)
-        if compressed:
-            headers["content-encoding"] = "gzip"
-            return Response(_gzipped(name), media_type=media_type, headers=headers)
-        return Response(_asset(name), media_type=media_type, headers=headers)
+        return response
 
     return router

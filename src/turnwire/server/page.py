@@ -9,16 +9,15 @@ the page works wherever the app is mounted (``app.mount("/x", create_app())`` se
 from __future__ import annotations
 
 import functools
-import gzip
 import hashlib
 import html
-from importlib import resources
 from typing import Final
 
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from turnwire.server.http.errors import json_response
+from turnwire.server.http.packaged_files import PackagedFiles
 
 ASSETS: Final = {
     "page.js": "text/javascript; charset=utf-8",
@@ -42,38 +41,11 @@ _HEADERS: Final = {
 }
 
 
-@functools.cache
+_FILES: Final = PackagedFiles("turnwire.server", "static", ASSETS, _HEADERS)
+
+
 def _static(name: str) -> bytes:
-    return resources.files("turnwire.server").joinpath("static", name).read_bytes()
-
-
-@functools.cache
-def _gzipped(name: str) -> bytes:
-    # The app has no compression middleware (streams must not be buffered): the assets are
-    # compressed here, once.
-    return gzip.compress(_static(name), compresslevel=9, mtime=0)
-
-
-@functools.cache
-def _etag(name: str) -> str:
-    return '"' + hashlib.sha256(_static(name)).hexdigest()[:32] + '"'
-
-
-def _accepts_gzip(request: Request) -> bool:
-    """Whether ``Accept-Encoding`` names gzip with a weight above 0."""
-    for item in request.headers.get("accept-encoding", "").split(","):
-        coding, *params = (p.strip() for p in item.split(";"))
-        if coding.lower() != "gzip":
-            continue
-        for param in params:
-            key, _, value = param.partition("=")
-            if key.strip().lower() == "q":
-                try:
-                    return float(value) > 0
-                except ValueError:
-                    return False
-        return True
-    return False
+    return _FILES.read(name)
 
 
 @functools.cache
@@ -114,17 +86,9 @@ def page_router(default_agent: str = "demo") -> APIRouter:
 
     @router.api_route("/page/{name}", methods=["GET", "HEAD"], include_in_schema=False)
     async def asset(name: str, request: Request) -> Response:
-        media_type = ASSETS.get(name)
-        if media_type is None:
+        response = _FILES.response(name, request)
+        if response is None:
             return json_response({"detail": f"No page asset named {name!r}"}, 404)
-        compressed = _accepts_gzip(request)
-        etag = _etag(name)[:-1] + ('-gz"' if compressed else '"')
-        headers = {**_HEADERS, "etag": etag, "vary": "accept-encoding"}
-        if etag in request.headers.get("if-none-match", ""):
-            return Response(status_code=304, headers=headers)
-        if compressed:
-            headers["content-encoding"] = "gzip"
-            return Response(_gzipped(name), media_type=media_type, headers=headers)
-        return Response(_static(name), media_type=media_type, headers=headers)
+        return response
 
     return router

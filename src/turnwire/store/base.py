@@ -134,12 +134,16 @@ class Store(Protocol):
         """Get-or-create by ``name`` (names are unique per tenant): an existing task gets ``params``
         (if given) overwritten; ``task_metadata`` and ``tenant`` apply only on creation."""
 
-    async def session_task(self, session_id: str, *, tenant: str = "") -> SessionTask:
+    async def session_task(
+        self, session_id: str, *, tenant: str = "", agent: str | None = None
+    ) -> SessionTask:
         """The task of ``tenant`` whose id is ``session_id``, else its live one named ``session_id``,
-        else a new task of that name; whether this call created it, and its message clock.
-        ``ConflictError`` if the name belongs to a deleted task."""
+        else a new task of that name, recording ``agent`` as its agent; whether this call created
+        it, and its message clock. ``ConflictError`` if the name belongs to a deleted task."""
 
-    async def session_task_soon(self, session_id: str, *, tenant: str = "") -> SessionTask:
+    async def session_task_soon(
+        self, session_id: str, *, tenant: str = "", agent: str | None = None
+    ) -> SessionTask:
         """``session_task`` for a turn about to start: a new task's row may be written after this
         returns, ahead of every write queued after it (SQLite; see ``SqlStore``)."""
 

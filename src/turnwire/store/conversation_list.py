@@ -25,6 +25,7 @@ from turnwire.errors import InputError
 from turnwire.store.clock import now_us, to_iso
 from turnwire.store.engine import Database
 from turnwire.store.errors import NotFoundError
+from turnwire.store.filters import jsonb_of
 from turnwire.store.schema import messages, tasks
 
 T = tasks.c
@@ -47,6 +48,17 @@ class ConversationRow:
     agent: str | None
     created_at: str | None
     last_activity_at: str | None
+
+
+def without_labels(metadata: Any) -> dict[str, Any] | None:
+    """A task's metadata as a wire shows it: the labels (``TITLE_KEY``, ``AGENT_KEY``) are the
+    conversation list's, not the metadata a client set, and never come back in it."""
+    if not isinstance(metadata, dict):
+        return metadata
+    if TITLE_KEY not in metadata and AGENT_KEY not in metadata:
+        return metadata
+    kept = {k: v for k, v in metadata.items() if k not in (TITLE_KEY, AGENT_KEY)}
+    return kept or None
 
 
 def title_of(text: str) -> str:
@@ -122,9 +134,8 @@ class ConversationQueries:
                 .where(M.task_id == T.id, M.seq < FIRST_MESSAGES, M.content.ilike(pattern, escape="\\"))
                 .exists()
             )
-            cond.append(
-                sa.or_(T.task_metadata.ilike(pattern, escape="\\"), T.name.ilike(pattern, escape="\\"), first)
-            )
+            given = self._title_label()
+            cond.append(sa.or_(given.ilike(pattern, escape="\\"), T.name.ilike(pattern, escape="\\"), first))
         query = (
             sa.select(T.id, T.name, T.task_metadata, T.created_at, last_activity)
             .where(*cond)
@@ -162,6 +173,13 @@ class ConversationQueries:
             )
         following = encode_position(rows[-1][4], rows[-1][0]) if more and rows else None
         return out, following
+
+    def _title_label(self) -> sa.ColumnElement[Any]:
+        """The title a user gave (``TITLE_KEY``'s value): what a search matches in the metadata,
+        not its keys or the agent's name."""
+        if self.db.dialect == "postgresql":
+            return jsonb_of(T.task_metadata).op("->>", return_type=sa.Text)(TITLE_KEY)
+        return sa.func.json_extract(T.task_metadata, f'$."{TITLE_KEY}"')
 
     async def label_task(
         self,

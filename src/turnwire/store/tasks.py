@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from turnwire.errors import InputError
 from turnwire.store.base import TASK_STATUSES, Idempotency, SessionTask
 from turnwire.store.clock import now_us, to_iso
+from turnwire.store.conversation_list import AGENT_KEY
 from turnwire.store.engine import Database
 from turnwire.store.errors import ConflictError, NotFoundError
 from turnwire.store.filters import jsonb_of
@@ -40,7 +41,8 @@ _GET_SQLITE = (
 )
 _GET_OF_SQLITE = _GET_SQLITE + " AND tenant = ?"
 _CREATE_SQLITE = (
-    "INSERT INTO tasks (id, name, status, created_at, updated_at, tenant) VALUES (?, ?, 'RUNNING', ?, ?, ?)"
+    "INSERT INTO tasks (id, name, status, task_metadata, created_at, updated_at, tenant) "
+    "VALUES (?, ?, 'RUNNING', ?, ?, ?, ?)"
 )
 # The same on PostgreSQL, straight on asyncpg (``Database.pg_fetch``).
 _SESSION_PG = _SESSION_SQLITE.replace("id = ? OR name = ?", "id = $1 OR name = $1").replace("= ?", "= $2")
@@ -49,12 +51,12 @@ _SESSION_PG = _SESSION_SQLITE.replace("id = ? OR name = ?", "id = $1 OR name = $
 _SESSION_PG_CREATE = (
     "WITH found AS (SELECT id, name, status, status_reason, params, task_metadata, created_at, "
     "updated_at, last_created_at FROM tasks WHERE (id = $1 OR name = $1) AND tenant = $2), "
-    "ins AS (INSERT INTO tasks (id, name, status, created_at, updated_at, tenant) "
-    "SELECT $3, $1, 'RUNNING', $4, $4, $2 "
+    "ins AS (INSERT INTO tasks (id, name, status, task_metadata, created_at, updated_at, tenant) "
+    "SELECT $3, $1, 'RUNNING', $5, $4, $4, $2 "
     "WHERE NOT EXISTS (SELECT 1 FROM found WHERE name = $1 OR status != 'DELETED') "
     "ON CONFLICT DO NOTHING RETURNING id) "
     "SELECT *, false FROM found UNION ALL "
-    "SELECT id, $1, 'RUNNING', NULL, NULL, NULL, $4, $4, 0, true FROM ins"
+    "SELECT id, $1, 'RUNNING', NULL, NULL, $5::text, $4, $4, 0, true FROM ins"
 )
 TASK_ORDER_COLUMNS = {"created_at": T.created_at, "updated_at": T.updated_at, "name": T.name, "id": T.id}
 MOVABLE = ("RUNNING", "INTERRUPTED")
@@ -100,15 +102,21 @@ def _fetch(conn: sqlite3.Connection, sql: str, params: Any) -> list[Any]:
 
 
 def _find_or_create_sqlite(
-    conn: sqlite3.Connection, session_id: str, tenant: str, task_id: str, now: int
+    conn: sqlite3.Connection, session_id: str, tenant: str, task_id: str, now: int, metadata: str | None
 ) -> Any:
     """One SQLite write unit: the session's task as ``_pick_session`` finds it, else ``None`` after
-    inserting the new task ``task_id`` named ``session_id``."""
+    inserting the new task ``task_id`` named ``session_id`` (with ``metadata``, JSON text)."""
     rows = conn.execute(_SESSION_SQLITE, (session_id, session_id, tenant)).fetchall()
     found = _pick_session(rows, session_id)
     if found is None:
-        conn.execute(_CREATE_SQLITE, (task_id, session_id, now, now, tenant))
+        conn.execute(_CREATE_SQLITE, (task_id, session_id, metadata, now, now, tenant))
     return found
+
+
+def session_metadata(agent: str | None) -> str | None:
+    """A session's new task's metadata as JSON text: the agent that serves its first turn, which the
+    conversation list answers (``conversation_list.AGENT_KEY``); written with the row, not after."""
+    return None if agent is None else orjson.dumps({AGENT_KEY: agent}).decode()
 
 
 def _created(
@@ -208,18 +216,21 @@ class TaskQueries:
             # Lost a race to create the same name: the other writer's task is the one to return.
             return await self._idempotent("tasks", idempotency, work)
 
-    async def session_task(self, session_id: str, *, tenant: str = "") -> SessionTask:
+    async def session_task(
+        self, session_id: str, *, tenant: str = "", agent: str | None = None
+    ) -> SessionTask:
         """The task of ``tenant`` whose id is ``session_id``, else its live one named ``session_id``,
-        else a new task named ``session_id``; whether this call created it, and its message clock.
+        else a new task named ``session_id`` (recording ``agent`` as its agent); whether this call
+        created it, and its message clock.
         SQLite: one read when the task exists, one write unit more when it does not.
         ``ConflictError`` if the name belongs to a deleted task. PostgreSQL: one statement either
         way."""
-        now = now_us()
+        now, metadata = now_us(), session_metadata(agent)
         if self.db.dialect == "postgresql":
             task_id = str(uuid.uuid4())
             if self._pg_sessions is None:
                 self._pg_sessions = PgSessions(self.db.pg_fetch, self._session_pg_alone)
-            rows = await self._pg_sessions.find_or_create(session_id, tenant, task_id, now)
+            rows = await self._pg_sessions.find_or_create(session_id, tenant, task_id, now, metadata)
             if rows and rows[-1][9]:
                 return SessionTask(_task(rows[-1]), True, 0)
             found = _pick_session(rows, session_id)
@@ -235,13 +246,15 @@ class TaskQueries:
         found = _pick_session(rows, session_id)
         if found is None:
             task_id, create = str(uuid.uuid4()), _find_or_create_sqlite
-            found = await self.db.sqlite_write(create, session_id, tenant, task_id, now, quick=True)
+            found = await self.db.sqlite_write(create, session_id, tenant, task_id, now, metadata, quick=True)
             if found is None:
-                new = (task_id, session_id, "RUNNING", None, None, None, now, now)
+                new = (task_id, session_id, "RUNNING", None, None, metadata, now, now)
                 return SessionTask(_task(new), True, 0)
         return SessionTask(_task(found), False, found[8])
 
-    async def session_task_soon(self, session_id: str, *, tenant: str = "") -> SessionTask:
+    async def session_task_soon(
+        self, session_id: str, *, tenant: str = "", agent: str | None = None
+    ) -> SessionTask:
         """``session_task`` for a turn about to start, which need not wait for a new task's row.
 
         SQLite: a task not found by the lookup is created by a quick write unit queued now and not
@@ -254,7 +267,7 @@ class TaskQueries:
         missing task: its stream ends with its format's error frame (``TurnNotStored``), never
         as a stored turn. PostgreSQL: ``session_task`` (one statement)."""
         if self.db.dialect != "sqlite":
-            return await self.session_task(session_id, tenant=tenant)
+            return await self.session_task(session_id, tenant=tenant, agent=agent)
         rows = self.db.sqlite_read_now(_fetch, _SESSION_SQLITE, (session_id, session_id, tenant))
         found = _pick_session(rows, session_id)
         if found is not None:
@@ -266,17 +279,20 @@ class TaskQueries:
         pending = creating.get(key)
         if pending is not None:
             return SessionTask(dict(pending), False, 0)
-        now = now_us()
+        now, metadata = now_us(), session_metadata(agent)
         task_id = str(uuid.uuid4())
-        task = _task((task_id, session_id, "RUNNING", None, None, None, now, now))
+        task = _task((task_id, session_id, "RUNNING", None, None, metadata, now, now))
         creating[key], ids[task_id] = task, key
-        write = self.db.sqlite_write(_find_or_create_sqlite, session_id, tenant, task_id, now, quick=True)
+        create = _find_or_create_sqlite
+        write = self.db.sqlite_write(create, session_id, tenant, task_id, now, metadata, quick=True)
         unit = asyncio.ensure_future(write)  # already a future: returned as it is
         unit.add_done_callback(lambda fut: _created(creating, ids, key, task_id, fut))
         return SessionTask(dict(task), True, 0)
 
-    async def _session_pg_alone(self, session_id: str, tenant: str, task_id: str, now: int) -> list[Any]:
-        return await self.db.pg_fetch(_SESSION_PG_CREATE, session_id, tenant, task_id, now)
+    async def _session_pg_alone(
+        self, session_id: str, tenant: str, task_id: str, now: int, metadata: str | None
+    ) -> list[Any]:
+        return await self.db.pg_fetch(_SESSION_PG_CREATE, session_id, tenant, task_id, now, metadata)
 
     async def _session_row(self, session_id: str, tenant: str) -> Any:
         rows = await self.db.pg_fetch(_SESSION_PG, session_id, tenant)

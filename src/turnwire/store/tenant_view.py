@@ -101,13 +101,13 @@ class TenantStore:
         )
         return self._note(task)
 
-    async def session_task(self, session_id: str) -> SessionTask:
-        found = await self.inner.session_task(session_id, tenant=self.tenant)
+    async def session_task(self, session_id: str, *, agent: str | None = None) -> SessionTask:
+        found = await self.inner.session_task(session_id, tenant=self.tenant, agent=agent)
         self._note(found.task)
         return found
 
-    async def session_task_soon(self, session_id: str) -> SessionTask:
-        found = await self.inner.session_task_soon(session_id, tenant=self.tenant)
+    async def session_task_soon(self, session_id: str, *, agent: str | None = None) -> SessionTask:
+        found = await self.inner.session_task_soon(session_id, tenant=self.tenant, agent=agent)
         self._note(found.task)
         return found
 

@@ -172,6 +172,15 @@ test('"sources for" sends state, steps, a sub-agent, streamed arguments and cust
   const withCall = agent.messages.find((m) => m.toolCalls?.length);
   assert.equal(withCall.toolCalls[0].function.arguments, '{"query":"tides"}');
   assert.ok(newMessages.some((m) => m.role === 'assistant' && m.content === 'Here are 2 sources for tides.'));
-  // The reload equals the live chat: none of the new events is a message the client keeps.
+  // Everything the researcher said is its own (1.0 attribution): the call's message, the result, the reply.
+  assert.deepEqual(newMessages.map((m) => [m.role, m.subagentRunId]), [
+    ['assistant', runId], ['tool', runId], ['assistant', runId],
+  ]);
+  // The reload equals the live chat, attribution included: no other new event is a message the client keeps.
   assert.deepEqual(await history(agent), agent.messages);
+  // The next run sends the attributed messages back: taken as they are, nothing rewound.
+  say(agent, 'hello');
+  await agent.runAgent();
+  assert.deepEqual(await history(agent), agent.messages);
+  assert.equal(agent.messages.filter((m) => m.subagentRunId === runId).length, 3);
 });

@@ -3,10 +3,16 @@ activity), ``PATCH`` and ``DELETE /conversations/{id}``, on a real server with S
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+
+from services import serve_app
+from turnwire.agents import demo_agent
+from turnwire.server import Settings, create_app
 
 
 def _chat(server: str, chat_id: str, *texts: str) -> None:
@@ -41,7 +47,7 @@ def test_conversations_come_newest_activity_first_with_title_agent_and_activity(
     assert body["next_cursor"] is None
     old = body["conversations"][0]
     assert old["title"] == "first question"  # the first line of the first user message
-    assert old["agent"] is None  # no client said which agent
+    assert old["agent"] == "demo"  # the agent that served its first turn
     assert old["last_activity_at"] > old["created_at"]
     task = httpx.get(f"{server}/tasks/name/c-old", timeout=10).json()
     assert old["id"] == task["id"]
@@ -123,3 +129,64 @@ def test_bad_labels_are_4xx_naming_the_field(server: str, body: dict[str, Any], 
     r = httpx.patch(f"{server}/conversations/bad-labels", json=body, timeout=10)
     assert 400 <= r.status_code < 500, r.text
     assert r.json()["data"][0]["loc"] == loc
+
+
+@pytest.fixture
+def two_agents(db_url: str, tmp_path: Path) -> Iterator[str]:
+    """A server with the demo agent twice: ``demo`` (the default) and ``other``."""
+    settings = Settings(db_url=db_url, approval_secret_file=str(tmp_path / "secret"), keepalive_seconds=0)
+    app = create_app({"demo": demo_agent, "other": demo_agent}, default_agent="demo", settings=settings)
+    with serve_app(app) as url:
+        yield url
+
+
+def _post(url: str, body: dict[str, Any], **headers: str) -> httpx.Response:
+    r = httpx.post(url, json=body, headers=headers, timeout=20)
+    assert r.status_code == 200, (url, r.text)
+    return r
+
+
+def test_every_door_records_the_agent_that_serves_a_conversation(two_agents: str) -> None:
+    url = two_agents
+    user = [{"id": "u1", "role": "user", "parts": [{"type": "text", "text": "hello"}]}]
+    _post(
+        f"{url}/invoke",
+        {"session_id": "d-invoke", "data": {"inputs": {"messages": [{"role": "user", "content": "hi"}]}}},
+    )
+    _post(f"{url}/agents/other/chat", {"id": "d-chat", "messages": user})
+    _post(
+        f"{url}/agents/other/agui",
+        {"threadId": "d-agui", "runId": "r1", "messages": [{"id": "u1", "role": "user", "content": "hi"}]},
+    )
+    _post(
+        f"{url}/v1/chat/completions",
+        {"model": "other", "messages": [{"role": "user", "content": "hi"}]},
+        **{"x-ag-session-id": "d-openai"},
+    )
+    response = _post(f"{url}/v1/responses", {"model": "other", "input": "hi", "conversation": "d-responses"})
+    assert response.json()["status"] == "completed"
+    message = {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}], "contextId": "d-a2a"}
+    _post(
+        f"{url}/a2a/other",
+        {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}},
+        **{"a2a-version": "1.0"},
+    )
+    # Agentex: the task is created first (with the client's own metadata), the agent named by the route.
+    rpc = f"{url}/agents/name/other/rpc"
+    created = {"method": "task/create", "params": {"name": "d-agentex", "task_metadata": {"team": "blue"}}}
+    task = _post(rpc, created).json()["result"]
+    content = {"type": "text", "author": "user", "content": "hi"}
+    sent = _post(rpc, {"method": "message/send", "params": {"task_id": task["id"], "content": content}})
+    assert sent.json()["error"] is None, sent.text
+
+    agents = {c["name"]: c["agent"] for c in _list(url, limit=50).json()["conversations"]}
+    assert agents["d-invoke"] == "demo"
+    for name in ("d-chat", "d-agui", "d-openai", "d-agentex", "d-a2a"):
+        assert agents[name] == "other", (name, agents)
+    # The Responses door keeps its conversation under its own id; whatever it is named, it says "other".
+    assert [a for n, a in agents.items() if "responses" in n or n.startswith("conv")] == ["other"], agents
+    # The labels are the list's: a wire's view of the metadata is the client's own, as it set it.
+    seen = httpx.get(f"{url}/tasks/{task['id']}", timeout=10).json()
+    assert seen["task_metadata"] == {"team": "blue"}
+    # A search matches titles and messages, not the agent's name in the labels.
+    assert _list(url, q="other").json()["conversations"] == []

@@ -144,6 +144,22 @@ async def test_a_word_by_word_answer_appends_chunks_to_one_artifact(wires_url: s
     assert "".join(c.artifact.parts[0].text for c in chunks) == "You said: hello there friend"
 
 
+async def test_the_turn_with_every_new_event_streams_what_a2a_can_hold(wires_url: str) -> None:
+    """``sources for``: sub-agent, steps, state, streamed arguments, progress, sources and a custom
+    event have no A2A part (docs/a2a.md); the SDK parses every event of the stream, which holds
+    the call with its whole input, its result and the answer."""
+    events = await send(wires_url, user("sources for tides"), streaming=True)
+    assert events[-1].status_update.status.state == COMPLETED
+    chunks = [e.artifact_update for e in events if e.HasField("artifact_update")]
+    assert "".join(c.artifact.parts[0].text for c in chunks) == "Here are 2 sources for tides."
+    task = await get_task(wires_url, events[0].task.id)
+    parts = [p for m in task.history for p in m.parts]
+    calls = [data_of(p) for p in parts if p.media_type == "application/vnd.turnwire.tool-call+json"]
+    assert [(c["toolName"], c["input"]) for c in calls] == [("search", {"query": "tides"})]
+    assert [p.media_type for p in parts].count("application/vnd.turnwire.tool-result+json") == 1
+    assert not [p for p in parts if p.url], "a source became a part"
+
+
 async def test_a_context_continues_and_reads_on_another_door(wires_url: str) -> None:
     context = f"a2a-{uuid.uuid4().hex[:8]}"
     first = await send_task(wires_url, user("weather in Rome", context=context))

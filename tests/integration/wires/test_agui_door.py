@@ -42,6 +42,16 @@ def test_every_demo_command_streams_valid_events(wires_url: str, text: str) -> N
         assert events[-1]["type"] == "RUN_ERROR" and "demo failure requested" in events[-1]["message"]
 
 
+def test_the_turn_with_every_new_event_validates_against_the_1_0_models(wires_url: str) -> None:
+    """``sources for``: state, steps, a sub-agent, streamed arguments, progress, sources, a custom
+    event — every frame a 1.0 model with no unknown key, each part owned by its opener's agent."""
+    events = run(wires_url, uuid.uuid4().hex, [user("sources for tides")])  # run() checks each frame
+    kinds = {e["type"] for e in events}
+    assert {"STATE_SNAPSHOT", "STATE_DELTA", "SUBAGENT_STARTED", "SUBAGENT_FINISHED", "CUSTOM"} <= kinds
+    inside = [e for e in events if e.get("subagentRunId") and not e["type"].startswith("SUBAGENT_")]
+    assert {e["type"] for e in inside} >= {"TOOL_CALL_START", "TOOL_CALL_RESULT", "TEXT_MESSAGE_START"}
+
+
 def test_named_agent_route_and_failing_agent(wires_url: str) -> None:
     events = run(wires_url, uuid.uuid4().hex, [user("x")], path="/agents/broken/agui")
     assert events[-1]["type"] == "RUN_ERROR"

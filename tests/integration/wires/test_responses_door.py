@@ -10,6 +10,8 @@ import httpx
 import openai
 import pytest
 from openai import OpenAI
+from openai.types.responses import ResponseStreamEvent
+from pydantic import TypeAdapter
 
 
 def _plain(value: object) -> object:
@@ -67,6 +69,28 @@ def test_stream_helper_accumulates_exactly_the_stored_response(client: OpenAI) -
     assert "response.reasoning_summary_text.delta" in types
     assert final.output_text == "It is sunny and 21 °C in Oslo."
     assert _plain(client.responses.retrieve(final.id).model_dump()) == _plain(final.model_dump())
+
+
+STREAM_EVENT: TypeAdapter[ResponseStreamEvent] = TypeAdapter(ResponseStreamEvent)
+
+
+def test_the_turn_with_every_new_event_streams_typed_events_the_sdk_knows(client: OpenAI) -> None:
+    """``sources for`` on the Python SDK: every event validates as one of its stream events (the
+    SDK builds them without validating); the call's argument pieces join to its arguments and the
+    sources are the message's annotations."""
+    raw = list(client.responses.create(model="demo", input="sources for tides", stream=True))
+    for event in raw:
+        STREAM_EVENT.validate_python(event.model_dump(mode="json", exclude_unset=True))
+    with client.responses.stream(model="demo", input="sources for tides") as stream:
+        events = list(stream)
+        final = stream.get_final_response()
+    pieces = [e.delta for e in events if e.type == "response.mcp_call_arguments.delta"]
+    call = next(item for item in final.output if item.type == "mcp_call")
+    assert len(pieces) >= 2 and "".join(pieces) == call.arguments
+    (message,) = [item for item in final.output if item.type == "message"]
+    annotations = message.content[0].annotations  # type: ignore[union-attr]
+    assert [a.type for a in annotations] == ["url_citation", "file_citation"]
+    assert final.output_text == "Here are 2 sources for tides."
 
 
 def test_streamed_deltas_build_the_text(client: OpenAI) -> None:

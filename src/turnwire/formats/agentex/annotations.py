@@ -16,7 +16,10 @@ message's *note* (``StoredMessage.note``, the ``messages.note`` column), never p
 - ``error_detail``: an error's ``detail`` (the stream's ``data-agent-error.errorDetail``);
 - ``sources_before`` / ``sources_after``: the sources (citations) the stream sent right before /
   after the content, in their stored form (``sources``); before only on a turn's first content;
-- ``usage``, ``stop_reason``: on the last content of a turn;
+- ``agent``: the sub-agent invocation that wrote it (``turnwire.subagents``; AG-UI's
+  ``subagentRunId``);
+- ``usage``, ``stop_reason``: on the last content of a turn; ``state``: there too, the agent's
+  state at the turn's end (AG-UI's connect replays it as ``STATE_SNAPSHOT``);
 - ``rewind``: on a rewind marker of a release before branches (``store.branches``);
 - ``response``: on the last content of a Responses turn, the response object it answered with
   (``server.doors.responses.state``).
@@ -40,8 +43,10 @@ FIELDS: Final = (
     "error_detail",
     "sources_before",
     "sources_after",
+    "agent",
     "usage",
     "stop_reason",
+    "state",
     "rewind",
     "response",
 )

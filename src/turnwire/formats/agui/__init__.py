@@ -5,6 +5,7 @@
 - ``parse_run_input`` / ``RunInput``: a ``RunAgentInput`` body, ``resume[]`` answers included (``run_input``)
 - ``interrupt_of`` / ``parse_resume``: interaction requests ⇄ interrupts and their answers (``interrupts``)
 - ``AgUiStreamEncoder``: canonical events → AG-UI events (``stream``); SSE framing is the server's
+- ``subagent_run_id``: a sub-agent invocation's ``subagentRunId`` (``agent_scopes``)
 - ``stream_encoder`` / ``render_turn``: the adapter's turn side (``turn``)
 - ``STREAM_HEADERS`` / ``BATCH_HEADERS`` (``headers``)
 """
@@ -12,6 +13,7 @@
 from __future__ import annotations
 
 from turnwire.formats import WireFormat
+from turnwire.formats.agui.agent_scopes import subagent_run_id
 from turnwire.formats.agui.conversation import render_conversation
 from turnwire.formats.agui.headers import BATCH_HEADERS, STREAM_HEADERS
 from turnwire.formats.agui.inbound import parse_messages
@@ -52,4 +54,5 @@ __all__ = [
     "render_messages",
     "render_turn",
     "split_interrupt_id",
+    "subagent_run_id",
 ]

@@ -10,7 +10,9 @@ What ``@ag-ui/client`` builds from the events it receives (protocol behaviour, r
   message, or when there is none); ``TOOL_CALL_ARGS`` appends to the call's arguments;
 - ``TOOL_CALL_RESULT`` adds a tool message after the assistant message holding the call and the
   tool messages after it (at the end when none holds it);
-- ``ACTIVITY_SNAPSHOT`` adds an activity message, or replaces the one with that id.
+- ``ACTIVITY_SNAPSHOT`` adds an activity message, or replaces the one with that id;
+- a message a ``…_START``, ``TOOL_CALL_START`` (the assistant message it opens),
+  ``TOOL_CALL_RESULT`` or ``ACTIVITY_SNAPSHOT`` adds takes that event's ``subagentRunId``.
 
 A batch answer in AG-UI form (``turn.render_turn``) is the run's stream so applied: the very
 messages a streaming client holds, which the stored conversation reads back.
@@ -47,7 +49,7 @@ def assembled(events: Iterable[dict[str, Any]], messages: Iterable[AgUiMessage] 
             message_id = event["messageId"]
             if message_id not in by_id:
                 role = "reasoning" if kind == "REASONING_MESSAGE_START" else event.get("role", "assistant")
-                by_id[message_id] = message = {"id": message_id, "role": role, "content": ""}
+                by_id[message_id] = message = _owned({"id": message_id, "role": role, "content": ""}, event)
                 out.append(message)
         elif kind in ("TEXT_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT"):
             target = by_id.get(event["messageId"])
@@ -62,12 +64,15 @@ def assembled(events: Iterable[dict[str, Any]], messages: Iterable[AgUiMessage] 
         elif kind == "TOOL_CALL_RESULT":
             _add_result(event, out, by_id, holders)
         elif kind == "ACTIVITY_SNAPSHOT":
-            activity = {
-                "id": event["messageId"],
-                "role": "activity",
-                "activityType": event["activityType"],
-                "content": event["content"],
-            }
+            activity = _owned(
+                {
+                    "id": event["messageId"],
+                    "role": "activity",
+                    "activityType": event["activityType"],
+                    "content": event["content"],
+                },
+                event,
+            )
             held = by_id.get(activity["id"])
             if held is None:
                 out.append(activity)
@@ -93,7 +98,7 @@ def _start_call(
     parent = by_id.get(parent_id) if parent_id else None
     if parent is None or parent["role"] != "assistant":
         new_id = parent_id if parent_id and parent is None else call_id
-        parent = {"id": new_id, "role": "assistant", "toolCalls": []}
+        parent = _owned({"id": new_id, "role": "assistant", "toolCalls": []}, event)
         by_id[new_id] = parent
         out.append(parent)
     call = {"id": call_id, "type": "function", "function": {"name": event["toolCallName"], "arguments": ""}}
@@ -108,12 +113,15 @@ def _add_result(
     by_id: dict[str, AgUiMessage],
     holders: dict[str, AgUiMessage],
 ) -> None:
-    message = {
-        "id": event["messageId"],
-        "role": event.get("role") or "tool",
-        "toolCallId": event["toolCallId"],
-        "content": event["content"],
-    }
+    message = _owned(
+        {
+            "id": event["messageId"],
+            "role": event.get("role") or "tool",
+            "toolCallId": event["toolCallId"],
+            "content": event["content"],
+        },
+        event,
+    )
     holder = holders.get(event["toolCallId"])
     at = len(out)
     if holder is not None:
@@ -122,3 +130,9 @@ def _add_result(
             at += 1
     out.insert(at, message)
     by_id.setdefault(message["id"], message)
+
+
+def _owned(message: AgUiMessage, event: dict[str, Any]) -> AgUiMessage:
+    if event.get("subagentRunId") is not None:
+        message["subagentRunId"] = event["subagentRunId"]
+    return message

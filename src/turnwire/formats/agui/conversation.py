@@ -13,6 +13,8 @@ client assembled from the events (``stream``):
 - what the client never holds is left out: approval decisions (a ``resume`` answer; the client
   holds the call's result instead), answers that are not text (``interrupts``), a result of a
   turn for a call the client does not hold (the stream drops it too);
+- the messages of a turn's sub-agent (the note's ``agent``) carry its ``subagentRunId``, named
+  as the stream named it;
 - the note itself is turnwire's bookkeeping, not the messages' metadata: never rendered.
 """
 
@@ -23,6 +25,7 @@ from dataclasses import replace
 from typing import Any
 
 from turnwire.formats import NOTE_KEY, without_note
+from turnwire.formats.agui.agent_scopes import subagent_run_id
 from turnwire.formats.agui.interrupts import RESUME_ID_PREFIX, is_text_answer
 from turnwire.formats.agui.outbound import Renderer
 from turnwire.model import Message, ToolResultBlock
@@ -51,7 +54,9 @@ def render_conversation(messages: Sequence[Message], approvals: Mapping[str, str
         # The run's RUN_STARTED.input carried the answer without its metadata (interruptId).
         metadata = None if is_text_answer(msg) else without_note(msg.metadata)
         shown = replace(msg, content=kept, metadata=metadata)
-        renderer.add(shown, msg.id or f"msg-{n}", answer=answer, source=source)
+        invocation = note.get("agent")
+        owner = subagent_run_id(answer, invocation) if answer and isinstance(invocation, str) else None
+        renderer.add(shown, msg.id or f"msg-{n}", answer=answer, source=source, subagent_run_id=owner)
     return renderer.out
 
 

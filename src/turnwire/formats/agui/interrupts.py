@@ -30,11 +30,23 @@ stored conversation read back as AG-UI leaves them out (``conversation``).
 ``client_tool`` requests are not interrupts: the call goes out as ``TOOL_CALL_*`` and the run
 finishes with ``pendingToolCallIds``; the client answers with a ``tool`` message, as AG-UI does
 for every frontend tool.
+
+AG-UI 1.0's optional interrupt fields, each left out when it has no value:
+
+- ``responseSchema``: the JSON Schema of the ``payload`` the resume entry must carry — the table's
+  schema for approvals and questions; for other kinds the request's own ``response_schema``
+  (``responseSchema``) when its payload gives one (their answer is passed on as it comes).
+- ``expiresAt``: when the interrupt stops being answerable (ISO 8601, UTC). turnwire's approval
+  tokens do not expire (a paused turn is answerable after any restart), so it is sent only when
+  the request's payload names a deadline of the agent's own (``expires_at`` / ``expiresAt``: ISO
+  8601 text as given, or seconds since the epoch); the agent that set it is the one that enforces it.
+- ``subagentRunId``: the sub-agent that raised it (``stream`` passes it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any, Final
 from urllib.parse import quote, unquote
 
@@ -89,35 +101,58 @@ def split_interrupt_id(value: str) -> tuple[str, str | None, str] | None:
     return kind, call_id or None, request_id
 
 
-def interrupt_of(request: InteractionRequest) -> dict[str, Any] | None:
-    """The AG-UI interrupt for ``request``; ``None`` for a client tool (not an interrupt)."""
+def interrupt_of(request: InteractionRequest, subagent_run_id: str | None = None) -> dict[str, Any] | None:
+    """The AG-UI interrupt for ``request`` (raised inside the sub-agent ``subagent_run_id``, if
+    given); ``None`` for a client tool (not an interrupt)."""
     kind = request.kind
     payload = request.payload if isinstance(request.payload, dict) else {}
     metadata = {"turnwire": {"kind": kind, "requestId": request.id, "payload": request.payload}}
     if kind == InteractionKind.CLIENT_TOOL:
         return None
+    interrupt: dict[str, Any]
     call_id = tool_call_id_of(request) if kind == InteractionKind.USER_APPROVAL else None
     if call_id is not None:
         name = tool_name_of(request)
-        return {
+        interrupt = {
             "id": interrupt_id(request, call_id),
             "reason": TOOL_CALL,
             "message": _approval_message(name, tool_input_of(request)),
             "toolCallId": call_id,
             "responseSchema": APPROVAL_SCHEMA,
-            "metadata": metadata,
         }
-    interrupt: dict[str, Any] = {"id": interrupt_id(request)}
-    if kind == InteractionKind.USER_INPUT:
-        interrupt["reason"] = INPUT_REQUIRED
-        interrupt["responseSchema"] = INPUT_SCHEMA
     else:
-        interrupt["reason"] = CUSTOM_PREFIX + (kind or "interaction")
-    prompt = payload.get("prompt") or payload.get("message")
-    if isinstance(prompt, str) and prompt:
-        interrupt["message"] = prompt
+        interrupt = {"id": interrupt_id(request)}
+        if kind == InteractionKind.USER_INPUT:
+            interrupt["reason"] = INPUT_REQUIRED
+            interrupt["responseSchema"] = INPUT_SCHEMA
+        else:
+            interrupt["reason"] = CUSTOM_PREFIX + (kind or "interaction")
+            schema = payload.get("response_schema", payload.get("responseSchema"))
+            if isinstance(schema, dict):
+                interrupt["responseSchema"] = schema
+        prompt = payload.get("prompt") or payload.get("message")
+        if isinstance(prompt, str) and prompt:
+            interrupt["message"] = prompt
+    expires_at = _expires_at(payload.get("expires_at", payload.get("expiresAt")))
+    if expires_at is not None:
+        interrupt["expiresAt"] = expires_at
+    if subagent_run_id is not None:
+        interrupt["subagentRunId"] = subagent_run_id
     interrupt["metadata"] = metadata
     return interrupt
+
+
+def _expires_at(value: Any) -> str | None:
+    """The agent's deadline as ISO 8601 (module docstring): text as given, epoch seconds in UTC."""
+    if isinstance(value, str) and value:
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            moment = datetime.fromtimestamp(value, UTC)
+        except (OverflowError, OSError, ValueError):
+            return None  # no date: an interrupt that never expires, as without one
+        return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return None
 
 
 def _approval_message(name: str | None, arguments: Any) -> str:

@@ -28,7 +28,8 @@ assistant content is text only).
 ``M``, ``M-2``…, across the contents it is stored as, as the stream numbered them, and its tool
 results go where a client puts a ``TOOL_CALL_RESULT``: after the assistant message holding the
 call and the tool messages after it) and where it came from (calls join only the assistant
-message of the same source: a turn's call never joins the message before its turn).
+message of the same source: a turn's call never joins the message before its turn), and the
+sub-agent it belongs to (``subagentRunId`` on each message made from it).
 """
 
 from __future__ import annotations
@@ -78,16 +79,30 @@ class Renderer:
         self._used: set[str] = set()
         self._counts: dict[str, int] = {}
         self._last_source: Any = None
+        self._added: list[dict[str, Any]] = []  # the messages the current ``add`` made
 
-    def add(self, msg: Message, base: str, *, answer: str | None = None, source: Any = None) -> None:
+    def add(
+        self,
+        msg: Message,
+        base: str,
+        *,
+        answer: str | None = None,
+        source: Any = None,
+        subagent_run_id: str | None = None,
+    ) -> None:
         """Render ``msg``. ``base``: its id (``<base>-<k>`` for the messages split from it);
         ``answer``: the answer it is part of, which names its messages instead (``answer``,
         ``answer-2``…, counted over every message of that answer); ``source``: where it came from
-        (a call joins the assistant message before it only if that one has the same source)."""
+        (a call joins the assistant message before it only if that one has the same source);
+        ``subagent_run_id``: the sub-agent its messages belong to."""
+        self._added = []
         if msg.role in ASSISTANT_SIDE:
-            self._assistant_side(msg, base, answer, source)
+            self._assistant_side(msg, base, answer, (source, subagent_run_id))
         else:
-            self._append(_plain(msg, self._name(base, answer)), source)
+            self._append(_plain(msg, self._name(base, answer)), (source, subagent_run_id))
+        if subagent_run_id is not None:
+            for message in self._added:
+                message["subagentRunId"] = subagent_run_id
 
     def _name(self, base: str, answer: str | None) -> str:
         if answer is not None:
@@ -97,6 +112,7 @@ class Renderer:
 
     def _append(self, message: dict[str, Any], source: Any) -> dict[str, Any]:
         self.out.append(message)
+        self._added.append(message)
         self._last_source = source
         return message
 
@@ -169,6 +185,7 @@ class Renderer:
         while at < len(out) and out[at]["role"] == "tool":
             at += 1
         out.insert(at, message)
+        self._added.append(message)
         # Model output after a result is a new step: its calls do not join the text before.
         self._last_source = _AFTER_RESULT
 

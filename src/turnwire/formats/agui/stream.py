@@ -23,7 +23,8 @@ tool call delta            ``TOOL_CALL_START`` at the first piece, ``TOOL_CALL_A
                            call's ``tool call`` sends only ``TOOL_CALL_END``
 state snapshot / delta     ``STATE_SNAPSHOT`` / ``STATE_DELTA``
 step start / end           ``STEP_STARTED`` / ``STEP_FINISHED`` (the agent's step names)
-sub-agent start / end      ``SUBAGENT_STARTED`` / ``SUBAGENT_FINISHED`` (a run id per invocation)
+sub-agent start / end      ``SUBAGENT_STARTED`` / ``SUBAGENT_FINISHED`` (a run id per invocation);
+                           what the agent sends between carries its ``subagentRunId``
 source, tool progress,     ``CUSTOM`` (``source_url``, ``source_document``, ``tool_progress``, or the
 custom                     custom event's kind)
 error                      ``RUN_ERROR`` at the end (instead of ``RUN_FINISHED``)
@@ -53,7 +54,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
 from turnwire.formats._function_calls import encode_arguments, encode_output
-from turnwire.formats.agui.agent_scopes import AgentScopes
+from turnwire.formats.agui.agent_scopes import AgentScopes, attributed
 from turnwire.formats.agui.interrupts import interrupt_of
 from turnwire.interactions import tool_call_id_of, tool_input_of, tool_name_of
 from turnwire.model import (
@@ -88,6 +89,7 @@ from turnwire.model import (
     ToolResult,
     Usage,
 )
+from turnwire.subagents import OpenSubagents
 
 AgUiEvent = dict[str, Any]
 
@@ -146,9 +148,10 @@ class AgUiStreamEncoder(AgentScopes):
         self._started = False
         self._finished = False
         self._streaming_calls: dict[str, None] = {}  # calls whose arguments are still streaming
-        self._agent_steps: dict[str, None] = {}  # the agent's own named steps still open
-        self._subagents: dict[str, str] = {}  # open sub-agents: the agent's id or name → run id
-        self._subagent_runs: set[str] = set()
+        self._agent_steps: dict[tuple[str | None, str], None] = {}  # (owner, name) of open steps
+        self._subagents = OpenSubagents()
+        self._owners: dict[str, str | None] = {}  # a message's or call's subagentRunId, at its opening
+        self._interrupts_of: dict[str, list[str]] = {}  # a sub-agent's run id → its interrupts' ids
 
     @property
     def finished(self) -> bool:
@@ -190,21 +193,23 @@ class AgUiStreamEncoder(AgentScopes):
         if self._finished:
             return []
         out = self.start()
-        out += self._close_parts()
-        out += self._close_step()
-        out += self._close_agent_scopes()
-        self._finished = True
         reason = stop_reason if stop_reason is not None else self.stop_reason
         key = (reason or "").strip().lower()
+        out += self._close_parts()
+        out += self._close_step()
+        self._finished = True
         if error is not None or self._error is not None or key == "error":
             message, code = (
                 (error, "agent_run_failed") if error is not None else self._error or (RUN_FAILED_TEXT, None)
             )
+            # A sub-agent open when the run fails failed with it (SUBAGENT_ERROR, not a success).
+            out += self._close_agent_scopes(failed=(message or RUN_FAILED_TEXT, code))
             failed: AgUiEvent = {"type": "RUN_ERROR", "message": message or RUN_FAILED_TEXT}
             if code:
                 failed["code"] = code
             out.append(failed)
             return out
+        out += self._close_agent_scopes(suspended=key == "paused" and bool(self.interrupts))
         finished: AgUiEvent = {"type": "RUN_FINISHED", "threadId": self.thread_id, "runId": self.run_id}
         if key == "cancelled":
             finished["outcome"] = {"type": "cancelled"}
@@ -251,17 +256,33 @@ class AgUiStreamEncoder(AgentScopes):
         return [{"type": "STEP_FINISHED", "stepName": f"step-{self._step}"}]
 
     def _close_parts(self) -> list[AgUiEvent]:
-        out: list[AgUiEvent] = [{"type": "TOOL_CALL_END", "toolCallId": i} for i in self._streaming_calls]
+        out: list[AgUiEvent] = [
+            self._of_call({"type": "TOOL_CALL_END", "toolCallId": i}) for i in self._streaming_calls
+        ]
         self._streaming_calls.clear()
-        out += [{"type": "TEXT_MESSAGE_END", "messageId": i} for i in self._open_text]
+        out += [self._of_message({"type": "TEXT_MESSAGE_END", "messageId": i}) for i in self._open_text]
         for i in self._open_reasoning:
-            out += (
-                {"type": "REASONING_MESSAGE_END", "messageId": i},
-                {"type": "REASONING_END", "messageId": i},
-            )
+            out += self._reasoning_end(i)
         self._open_text.clear()
         self._open_reasoning.clear()
         return out
+
+    def _opened(self, event: AgUiEvent, key: str) -> AgUiEvent:
+        """An opener: attributed to the (sub-)agent speaking now, which its later events keep."""
+        owner = self._owners[key] = self.owner
+        return attributed(event, owner)
+
+    def _of_message(self, event: AgUiEvent) -> AgUiEvent:
+        return attributed(event, self._owners.get(event["messageId"]))
+
+    def _of_call(self, event: AgUiEvent) -> AgUiEvent:
+        return attributed(event, self._owners.get(event["toolCallId"]))
+
+    def _reasoning_end(self, message_id: str) -> list[AgUiEvent]:
+        return [
+            self._of_message({"type": "REASONING_MESSAGE_END", "messageId": message_id}),
+            self._of_message({"type": "REASONING_END", "messageId": message_id}),
+        ]
 
     def _new_id(self) -> str:
         """The next message of the run: ``M``, ``M-2``, ``M-3``… (module docstring)."""
@@ -281,7 +302,8 @@ class AgUiStreamEncoder(AgentScopes):
         out = self._output()
         if message_id not in self._open_text:
             self._open_text[message_id] = None
-            out.append({"type": "TEXT_MESSAGE_START", "messageId": message_id, "role": "assistant"})
+            start = {"type": "TEXT_MESSAGE_START", "messageId": message_id, "role": "assistant"}
+            out.append(self._opened(start, message_id))
             if message_id not in self._started_text:
                 # The calls after a new text message are its; one reopened in a later step (the
                 # agent had not ended it) stands earlier in the client's list than the calls
@@ -297,19 +319,19 @@ class AgUiStreamEncoder(AgentScopes):
         self._parent_message = None
         if message_id not in self._open_reasoning:
             self._open_reasoning[message_id] = None
-            out += (
-                {"type": "REASONING_START", "messageId": message_id},
-                {"type": "REASONING_MESSAGE_START", "messageId": message_id, "role": "reasoning"},
-            )
+            out.append(self._opened({"type": "REASONING_START", "messageId": message_id}, message_id))
+            start = {"type": "REASONING_MESSAGE_START", "messageId": message_id, "role": "reasoning"}
+            out.append(self._of_message(start))
         return out
 
     def _message(self, event: MessageEvent) -> list[AgUiEvent]:
         message_id = self._new_id()
         out = self._open_text_message(message_id)
         if event.text:
-            out.append({"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": event.text})
+            content = {"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": event.text}
+            out.append(self._of_message(content))
         del self._open_text[message_id]
-        out.append({"type": "TEXT_MESSAGE_END", "messageId": message_id})
+        out.append(self._of_message({"type": "TEXT_MESSAGE_END", "messageId": message_id}))
         return out
 
     def _message_start(self, event: MessageStart) -> list[AgUiEvent]:
@@ -320,7 +342,8 @@ class AgUiStreamEncoder(AgentScopes):
         # A delta continues its open message even after tool results; only a new message opens a step.
         out = [] if message_id in self._open_text else self._open_text_message(message_id)
         if event.delta:  # an empty delta says nothing; older clients reject it
-            out.append({"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": event.delta})
+            content = {"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": event.delta}
+            out.append(self._of_message(content))
         return out
 
     def _message_end(self, event: MessageEnd) -> list[AgUiEvent]:
@@ -328,18 +351,16 @@ class AgUiStreamEncoder(AgentScopes):
         if message_id is None or message_id not in self._open_text:
             return []
         del self._open_text[message_id]
-        return [{"type": "TEXT_MESSAGE_END", "messageId": message_id}]
+        return [self._of_message({"type": "TEXT_MESSAGE_END", "messageId": message_id})]
 
     def _thought(self, event: Thought) -> list[AgUiEvent]:
         message_id = self._new_id()
         out = self._open_reasoning_message(message_id)
         if event.text:
-            out.append({"type": "REASONING_MESSAGE_CONTENT", "messageId": message_id, "delta": event.text})
+            content = {"type": "REASONING_MESSAGE_CONTENT", "messageId": message_id, "delta": event.text}
+            out.append(self._of_message(content))
         del self._open_reasoning[message_id]
-        out += (
-            {"type": "REASONING_MESSAGE_END", "messageId": message_id},
-            {"type": "REASONING_END", "messageId": message_id},
-        )
+        out += self._reasoning_end(message_id)
         return out
 
     def _thought_start(self, event: ThoughtStart) -> list[AgUiEvent]:
@@ -349,7 +370,8 @@ class AgUiStreamEncoder(AgentScopes):
         message_id = self._named(self._reasoning_ids, event.id)
         out = [] if message_id in self._open_reasoning else self._open_reasoning_message(message_id)
         if event.delta:
-            out.append({"type": "REASONING_MESSAGE_CONTENT", "messageId": message_id, "delta": event.delta})
+            content = {"type": "REASONING_MESSAGE_CONTENT", "messageId": message_id, "delta": event.delta}
+            out.append(self._of_message(content))
         return out
 
     def _thought_end(self, event: ThoughtEnd) -> list[AgUiEvent]:
@@ -357,10 +379,7 @@ class AgUiStreamEncoder(AgentScopes):
         if message_id is None or message_id not in self._open_reasoning:
             return []
         del self._open_reasoning[message_id]
-        return [
-            {"type": "REASONING_MESSAGE_END", "messageId": message_id},
-            {"type": "REASONING_END", "messageId": message_id},
-        ]
+        return self._reasoning_end(message_id)
 
     # ----------------------------------------------------------------- tools
 
@@ -373,13 +392,15 @@ class AgUiStreamEncoder(AgentScopes):
         (``tool_call_delta``) gets only its ``TOOL_CALL_END``: the client joined the pieces."""
         if call_id in self._streaming_calls:
             del self._streaming_calls[call_id]
-            return [{"type": "TOOL_CALL_END", "toolCallId": call_id}]
+            return [self._of_call({"type": "TOOL_CALL_END", "toolCallId": call_id})]
         if call_id in self.tool_names:
             return []
         out = self._start_call(call_id, name)
         out += (
-            {"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": encode_arguments(arguments)},
-            {"type": "TOOL_CALL_END", "toolCallId": call_id},
+            self._of_call(
+                {"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": encode_arguments(arguments)}
+            ),
+            self._of_call({"type": "TOOL_CALL_END", "toolCallId": call_id}),
         )
         return out
 
@@ -391,13 +412,16 @@ class AgUiStreamEncoder(AgentScopes):
             "toolCallId": call_id,
             "toolCallName": name or UNKNOWN_TOOL,
         }
-        if self._parent_message is None:
-            # No text message holds the call: the client opens an assistant message under the id
-            # named here (one it does not hold yet), where the stored conversation has it; the
-            # calls after it join it, as they do in the history.
+        owner = self.owner
+        if self._parent_message is None or self._owners.get(self._parent_message) != owner:
+            # No text message of this (sub-)agent holds the call (a call belongs to the message
+            # that carries it): the client opens an assistant message under the id named here
+            # (one it does not hold yet), where the stored conversation has it; the calls after
+            # it join it, as they do in the history.
             self._parent_message = self._new_id()
+            self._owners[self._parent_message] = owner
         start["parentMessageId"] = self._parent_message
-        out.append(start)
+        out.append(self._opened(start, call_id))
         return out
 
     def _tool_call_delta(self, event: ToolCallDelta) -> list[AgUiEvent]:
@@ -411,7 +435,7 @@ class AgUiStreamEncoder(AgentScopes):
             out = self._start_call(call_id, event.name)
             self._streaming_calls[call_id] = None
         if event.delta:
-            out.append({"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": event.delta})
+            out.append(self._of_call({"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": event.delta}))
         return out
 
     def _tool_call(self, event: ToolCall) -> list[AgUiEvent]:
@@ -428,15 +452,14 @@ class AgUiStreamEncoder(AgentScopes):
         else:
             text = encode_output(event.result_output)  # data when given: the one output rule
         out = self._in_step()
-        out.append(
-            {
-                "type": "TOOL_CALL_RESULT",
-                "messageId": self._new_id(),
-                "toolCallId": call_id,
-                "content": text,
-                "role": "tool",
-            }
-        )
+        result = {
+            "type": "TOOL_CALL_RESULT",
+            "messageId": self._new_id(),
+            "toolCallId": call_id,
+            "content": text,
+            "role": "tool",
+        }
+        out.append(attributed(result, self.owner))
         self._after_tools = True
         return out
 
@@ -452,35 +475,34 @@ class AgUiStreamEncoder(AgentScopes):
                 if call_id is not None and call_id not in self.pending_tool_call_ids:
                     self.pending_tool_call_ids.append(call_id)
                 return out
-        interrupt = interrupt_of(event)
+        owner = self.owner
+        interrupt = interrupt_of(event, owner)
         if interrupt is not None:
             self.interrupts = [i for i in self.interrupts if i["id"] != interrupt["id"]]
             self.interrupts.append(interrupt)
+            if owner is not None and interrupt["id"] not in self._interrupts_of.setdefault(owner, []):
+                self._interrupts_of[owner].append(interrupt["id"])
         return out
 
     def _data(self, event: DataEvent) -> list[AgUiEvent]:
         out = self._in_step()
-        out.append({"type": "CUSTOM", "name": event.name or "data", "value": event.data})
+        owner = self.owner
+        out.append(attributed({"type": "CUSTOM", "name": event.name or "data", "value": event.data}, owner))
         if not event.transient:
             # The client keeps it as an activity message, as the stored conversation reads back;
             # a call after it is not the text's before it (see _open_reasoning_message).
             self._parent_message = None
-            out.append(
-                {
-                    "type": "ACTIVITY_SNAPSHOT",
-                    "messageId": self._new_id(),
-                    "activityType": event.name or "data",
-                    "content": event.data if isinstance(event.data, dict) else {"value": event.data},
-                }
-            )
+            activity = {
+                "type": "ACTIVITY_SNAPSHOT",
+                "messageId": self._new_id(),
+                "activityType": event.name or "data",
+                "content": event.data if isinstance(event.data, dict) else {"value": event.data},
+            }
+            out.append(attributed(activity, owner))
         return out
 
     def _file(self, event: FileEvent) -> list[AgUiEvent]:
-        out = self._in_step()
-        out.append(
-            {"type": "CUSTOM", "name": "file", "value": {"url": event.url, "mediaType": event.media_type}}
-        )
-        return out
+        return self._custom_event("file", {"url": event.url, "mediaType": event.media_type})
 
     def _usage(self, event: Usage) -> list[AgUiEvent]:
         usage = {

@@ -25,7 +25,8 @@ def usage_body(usage: Usage | None) -> dict[str, Any]:
     total = usage.total if usage is not None and usage.total is not None else given + made
     return {
         "input_tokens": given,
-        "input_tokens_details": {"cached_tokens": 0},
+        # openai 3.x declares both counts required (InputTokensDetails); none are known here.
+        "input_tokens_details": {"cache_write_tokens": 0, "cached_tokens": 0},
         "output_tokens": made,
         "output_tokens_details": {"reasoning_tokens": 0},
         "total_tokens": total,

@@ -11,6 +11,7 @@ ids) every door guarantees. A door only reads its request into a ``TurnRequest``
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -35,7 +36,8 @@ from turnwire.server.turns.decision_claims import claim_decisions
 from turnwire.server.turns.failure_log import ReportingRun
 from turnwire.server.turns.multitask import Admission, Strategy, admit, after_waiting, answers_paused_turn
 from turnwire.server.turns.shutdown import SHUTDOWN
-from turnwire.store.errors import ConflictError
+from turnwire.store.conversation_list import AGENT_KEY
+from turnwire.store.errors import ConflictError, NotFoundError
 
 TASK_ID_HEADER: Final = "x-ag-task-id"
 
@@ -204,13 +206,24 @@ async def _open_conversation(app: AppContext, request: TurnRequest, session_id: 
     if store is None:
         return None
     if request.task is not None:
-        return await conversation_on_task(
+        conversation = await conversation_on_task(
             store, request.task, request.messages, from_store=request.from_store
         )
-    try:
-        return await open_conversation(store, session_id, request.messages, from_store=request.from_store)
-    except ConflictError as exc:
-        raise RequestError.at(409, str(exc), ("body", "session_id"), "session_deleted") from None
+    else:
+        try:
+            conversation = await open_conversation(
+                store, session_id, request.messages, from_store=request.from_store, agent=request.agent_name
+            )
+        except ConflictError as exc:
+            raise RequestError.at(409, str(exc), ("body", "session_id"), "session_deleted") from None
+    metadata = conversation.task.get("task_metadata")
+    if not isinstance(metadata, dict) or AGENT_KEY not in metadata:
+        # A task created without its agent (an Agentex ``task/create``, a Responses conversation,
+        # a task older than this field): its first turn here says which agent serves it, once.
+        with contextlib.suppress(NotFoundError):  # deleted meanwhile: the turn's writes will say so
+            await store.label_task(conversation.task_id, agent=request.agent_name)
+        conversation.task["task_metadata"] = {**(metadata or {}), AGENT_KEY: request.agent_name}
+    return conversation
 
 
 def session_scope(tenant: str, session_id: str) -> str:

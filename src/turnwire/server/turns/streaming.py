@@ -45,10 +45,18 @@ def stream_body(
     keepalive: float | None = None,
     trailer: bytes = b"",
     event_ids: str | None = None,
+    framer: Callable[[Any], bytes] | None = None,
+    closing: Callable[[bool], Awaitable[None]] | None = None,
 ) -> StreamBody:
     """The response body for ``run``: encoded, framed, with keepalives (SSE only) and a trailer.
     With ``event_ids`` (SSE only), every event carries the id ``<event_ids>:<n>``, n counting from 1,
-    and keepalives are ``SSE_KEEPALIVE_LINE``.
+    and keepalives are ``SSE_KEEPALIVE_LINE``; ``framer`` frames each frame instead of the
+    transport's own framing (an SSE event named by the frame's type, for one).
+
+    ``closing(True)`` is awaited after the encoder's closing frames, before the trailer: a door's
+    work that must be done before its client reads the end (and may send its next request), such
+    as keeping the response it will refer to. A stream cut short (the client gone, a shutdown)
+    awaits ``closing(False)`` instead. Both are shielded from the stream's cancellation.
 
     The frames of every event the agent has already produced go out together as one ``bytes``
     (one socket write); no frame waits for a later event. A keepalive goes out only after
@@ -62,9 +70,12 @@ def stream_body(
     first reader sends them without waiting for that task's first turn of the event loop.
     """
     sse = transport is Transport.SSE
-    frame = (sse_frame if event_ids is None else sse_numbered_frames(event_ids)) if sse else ndjson_frame
+    if framer is not None:
+        frame = framer
+    else:
+        frame = (sse_frame if event_ids is None else sse_numbered_frames(event_ids)) if sse else ndjson_frame
     body = StreamBody([frame(f) for f in encoder.start()])
-    body.rest = _rest(body, run, encoder, frame, keepalive if sse else None, trailer, event_ids)
+    body.rest = _rest(body, run, encoder, frame, keepalive if sse else None, trailer, event_ids, closing)
     return body
 
 
@@ -102,56 +113,66 @@ async def _rest(
     keepalive: float | None,
     trailer: bytes,
     event_ids: str | None,
+    closing: Callable[[bool], Awaitable[None]] | None,
 ) -> AsyncGenerator[bytes, None]:
-    with cancel_on_shutdown(run):
-        for data in body.opening:  # not taken by a live turn: they go out first, one by one
-            yield data
-        body.opening = []
-        keepalive_bytes = SSE_KEEPALIVE if event_ids is None else SSE_KEEPALIVE_LINE
-        interval = keepalive if keepalive is not None and keepalive > 0 else None
-        to_bytes = _bytes_of(encoder, frame)
-        pull = run.pull
-        error: str | None = None
-        try:
-            ended = False
-            while not ended:
-                try:
-                    event = await pull(interval)
-                except StopAsyncIteration:
-                    break
-                if event is None:
-                    yield keepalive_bytes
-                    continue
-                out = [to_bytes(event)]
-                # Then what is already buffered, without waiting. After the final event the run may
-                # still wait for its agent to stop: that must not hold the last frames back. A run
-                # may also end here without a stop reason (an EventRun other than TurnRun).
-                while run.stop_reason is None:
+    closed = closing is None
+    try:
+        with cancel_on_shutdown(run):
+            for data in body.opening:  # not taken by a live turn: they go out first, one by one
+                yield data
+            body.opening = []
+            keepalive_bytes = SSE_KEEPALIVE if event_ids is None else SSE_KEEPALIVE_LINE
+            interval = keepalive if keepalive is not None and keepalive > 0 else None
+            to_bytes = _bytes_of(encoder, frame)
+            pull = run.pull
+            error: str | None = None
+            try:
+                ended = False
+                while not ended:
                     try:
-                        event = await pull(0)
+                        event = await pull(interval)
                     except StopAsyncIteration:
-                        ended = True
                         break
                     if event is None:
-                        break
-                    out.append(to_bytes(event))
-                body_bytes = out[0] if len(out) == 1 else b"".join(out)
-                if body_bytes:
-                    yield body_bytes
-        except TurnNotStored as exc:  # the turn ran, but what it said is not in the conversation
-            error = f"{exc} (logged on the server with request id {log_failure(exc, 'storing a turn')})"
-        except Exception as exc:  # the runner's contract was broken: still end the stream properly
-            # (the frame tells the request id of the log line, never the exception: no SQL, no paths)
-            error = internal_error_message(log_failure(exc, "turn stream"))
-        finally:
-            # No anyio shield: the body is driven by the live turn's own asyncio task, where a
-            # shield stops no cancellation (a native ``task.cancel()`` goes through it), and the
-            # run's close already waits out a cancellation of its caller (``runner.stop_task``).
-            await run.aclose()
-        for f in encoder.finish(error=error):
-            yield frame(f)
-        if trailer:
-            yield trailer
+                        yield keepalive_bytes
+                        continue
+                    out = [to_bytes(event)]
+                    # Then what is already buffered, without waiting. After the final event the run may
+                    # still wait for its agent to stop: that must not hold the last frames back. A run
+                    # may also end here without a stop reason (an EventRun other than TurnRun).
+                    while run.stop_reason is None:
+                        try:
+                            event = await pull(0)
+                        except StopAsyncIteration:
+                            ended = True
+                            break
+                        if event is None:
+                            break
+                        out.append(to_bytes(event))
+                    body_bytes = out[0] if len(out) == 1 else b"".join(out)
+                    if body_bytes:
+                        yield body_bytes
+            except TurnNotStored as exc:  # the turn ran, but what it said is not in the conversation
+                error = f"{exc} (logged on the server with request id {log_failure(exc, 'storing a turn')})"
+            except Exception as exc:  # the runner's contract was broken: still end the stream properly
+                # (the frame tells the request id of the log line, never the exception: no SQL, no paths)
+                error = internal_error_message(log_failure(exc, "turn stream"))
+            finally:
+                # No anyio shield: the body is driven by the live turn's own asyncio task, where a
+                # shield stops no cancellation (a native ``task.cancel()`` goes through it), and the
+                # run's close already waits out a cancellation of its caller (``runner.stop_task``).
+                await run.aclose()
+            for f in encoder.finish(error=error):
+                yield frame(f)
+            if closing is not None:
+                closed = True
+                await asyncio.shield(closing(True))
+            if trailer:
+                yield trailer
+    finally:
+        if not closed:  # cut short: the client left, or the server is shutting down
+            assert closing is not None
+            await asyncio.shield(closing(False))
 
 
 def cancel_on_shutdown(run: EventRun) -> contextlib.AbstractContextManager[None]:

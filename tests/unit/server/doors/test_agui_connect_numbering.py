@@ -77,3 +77,33 @@ async def test_resuming_sends_run_started_and_the_open_parts_openers_then_the_re
 async def test_resuming_after_everything_but_the_end() -> None:
     _, events = await collect(len(RUN) - 1, None, 10_000)
     assert events == [(None, RUN[0]), (f"T:{len(RUN)}", RUN[-1])]
+
+
+SUBAGENT_RUN = [
+    {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+    {"type": "STEP_STARTED", "stepName": "plan"},
+    {"type": "SUBAGENT_STARTED", "subagentRunId": "M:a", "name": "a"},
+    {"type": "STEP_STARTED", "stepName": "plan", "subagentRunId": "M:a"},
+    {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant", "subagentRunId": "M:a"},
+    {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "x", "subagentRunId": "M:a"},
+    {"type": "STEP_FINISHED", "stepName": "plan", "subagentRunId": "M:a"},
+    {"type": "TEXT_MESSAGE_END", "messageId": "m", "subagentRunId": "M:a"},
+    {"type": "SUBAGENT_FINISHED", "subagentRunId": "M:a"},
+    {"type": "STEP_FINISHED", "stepName": "plan"},
+    {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+]
+
+
+async def test_resuming_inside_a_sub_agent_opens_it_again_and_keeps_steps_per_agent() -> None:
+    # verifyEvents refuses a SUBAGENT_FINISHED whose start this connection did not see, and keeps
+    # one step name apart per agent.
+    log = b"".join(sse_frame(e) for e in SUBAGENT_RUN)
+    for skip, reopened in ((6, [1, 2, 3, 4]), (7, [1, 2, 4]), (9, [1])):
+        got = b"".join([b async for b in _numbered(chunks(log, 10_000), "T", skip, None)])
+        events = parse(got)
+        assert events[: len(reopened) + 1] == [(None, SUBAGENT_RUN[0])] + [
+            (None, SUBAGENT_RUN[i]) for i in reopened
+        ]
+        assert [i for i, _ in events[len(reopened) + 1 :]] == [
+            f"T:{n}" for n in range(skip + 1, len(SUBAGENT_RUN) + 1)
+        ]

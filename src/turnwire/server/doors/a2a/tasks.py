@@ -23,6 +23,7 @@ from typing import Any, Final
 
 from turnwire.conversations.planning import INTERRUPTED, marker_type
 from turnwire.conversations.stored import read_conversation
+from turnwire.conversations.turn_endings import SETTLE_SECONDS, settled
 from turnwire.formats.a2a import render_task
 from turnwire.formats.a2a.task import COMPLETED, FAILED, INPUT_REQUIRED, WORKING, task_state
 from turnwire.formats.agentex import content_to_message
@@ -110,8 +111,12 @@ async def load_task(app: AppContext, task_id: Any) -> StoredTask:
     if parts is None or app.store is None:
         raise task_not_found(str(task_id))
     session_id, key = parts
-    records = await session_records(app, session_id)
     running = await running_here_or_elsewhere(app, session_id, key)
+    if not running:
+        # A turn that has just sent its end (here or on another worker) may not be stored to its
+        # end yet, where its stop reason is noted: read the task once it is.
+        await app.turns.settled(live_key(app, session_id), SETTLE_SECONDS)
+    records = await session_records(app, session_id, settle=not running)
     task = task_from_records(task_id, session_id, key, records)
     if task is None:
         if not running:
@@ -122,8 +127,9 @@ async def load_task(app: AppContext, task_id: Any) -> StoredTask:
     return task
 
 
-async def session_records(app: AppContext, session_id: str) -> list[StoredMessage]:
-    """The session's stored conversation (``[]`` when the tenant has no such session)."""
+async def session_records(app: AppContext, session_id: str, *, settle: bool = False) -> list[StoredMessage]:
+    """The session's stored conversation (``[]`` when the tenant has no such session); with
+    ``settle``, read once this process's turns that sent their end are stored."""
     store = app.store
     if store is None:
         return []
@@ -131,6 +137,8 @@ async def session_records(app: AppContext, session_id: str) -> list[StoredMessag
         stored = await store.get_task_by_name(session_id)
     except NotFoundError:
         return []
+    if settle:
+        await settled(stored["id"])
     return await read_conversation(store, stored["id"])
 
 

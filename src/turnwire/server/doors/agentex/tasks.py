@@ -21,6 +21,7 @@ from turnwire.server.doors.agentex.body import (
 )
 from turnwire.server.doors.agentex.deps import StoreDep
 from turnwire.server.doors.agentex.errors import AgentexRoute, json_response
+from turnwire.store.conversation_list import without_labels
 from turnwire.store.limits import check_no_nul
 
 router = APIRouter(prefix="/tasks", tags=["agentex tasks"], route_class=AgentexRoute)
@@ -28,8 +29,9 @@ router = APIRouter(prefix="/tasks", tags=["agentex tasks"], route_class=AgentexR
 
 def public_task(task: dict[str, Any]) -> dict[str, Any]:
     """A task as routes return it: ``params`` is always ``null``. A client may put secrets there
-    (an upstream API key); they reach the agent (``TurnContext.parameters``), never a response."""
-    return {**task, "params": None}
+    (an upstream API key); they reach the agent (``TurnContext.parameters``), never a response.
+    ``task_metadata`` is the client's, without the conversation list's labels."""
+    return {**task, "params": None, "task_metadata": without_labels(task.get("task_metadata"))}
 
 
 @router.get(

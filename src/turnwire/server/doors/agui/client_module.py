@@ -8,34 +8,30 @@ by its bare name: an app's bundler (or an import map) resolves it to the app's o
 
 from __future__ import annotations
 
-import functools
-import hashlib
-from importlib import resources
 from typing import Final
 
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from turnwire.server.http.packaged_files import PackagedFiles
+
 MODULE_FILE: Final = "reconnecting-agent.js"
 _HEADERS: Final = {"cache-control": "no-cache", "x-content-type-options": "nosniff"}
 
 
-@functools.cache
+_FILES: Final = PackagedFiles(
+    "turnwire.server.doors.agui", "", {MODULE_FILE: "text/javascript; charset=utf-8"}, _HEADERS
+)
+
+
 def module_source() -> bytes:
-    return resources.files("turnwire.server.doors.agui").joinpath(MODULE_FILE).read_bytes()
-
-
-@functools.cache
-def _etag() -> str:
-    return '"' + hashlib.sha256(module_source()).hexdigest()[:32] + '"'
+    return _FILES.read(MODULE_FILE)
 
 
 async def client_module(request: Request) -> Response:
-    etag = _etag()
-    headers = {**_HEADERS, "etag": etag}
-    if request.headers.get("if-none-match") == etag:
-        return Response(status_code=304, headers=headers)
-    return Response(module_source(), media_type="text/javascript; charset=utf-8", headers=headers)
+    response = _FILES.response(MODULE_FILE, request)
+    assert response is not None  # the one file it serves
+    return response
 
 
 def add_client_route(router: APIRouter) -> None:

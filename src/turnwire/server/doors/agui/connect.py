@@ -46,7 +46,7 @@ from starlette.responses import Response
 from turnwire.conversations.rendered import render_conversation
 from turnwire.conversations.stored import find_task
 from turnwire.formats import get_format
-from turnwire.formats.agui import AgUiStreamEncoder, interrupt_of
+from turnwire.formats.agui import AgUiStreamEncoder, interrupt_of, subagent_run_id
 from turnwire.framing import SSE_KEEPALIVE, sse_frame
 from turnwire.model import InteractionRequest
 from turnwire.runtime.live import LOST_MESSAGE
@@ -69,13 +69,13 @@ AGUI = get_format("agui")
 
 
 def last_state_snapshot(records: Sequence[StoredMessage]) -> Any | None:
-    """The thread's last agent state, sent as ``STATE_SNAPSHOT`` after the messages; ``None``: no
-    state is stored, no event is sent.
-
-    The hook for agent state: nothing in the store holds a state yet (canonical state events are
-    not stored). Where they come to be stored, this reads the last one from ``records`` (the
-    thread's stored branch, oldest first)."""
-    del records
+    """The thread's last agent state, sent as ``STATE_SNAPSHOT`` after the messages: the state a
+    turn ended with (the recorder notes it on the turn's last content, ``state``), of the last
+    turn on ``records`` (the thread's stored branch, oldest first) that had one; ``None``: no
+    turn did (or its state was ``null``), no event is sent."""
+    for record in reversed(records):
+        if "state" in record.note:
+            return record.note["state"]
     return None
 
 
@@ -114,7 +114,13 @@ def open_interrupts(records: Sequence[StoredMessage]) -> list[dict[str, Any]]:
             and isinstance(data.get("id"), str)
         ):
             request = InteractionRequest(data["id"], str(data.get("kind") or ""), data.get("payload"))
-            interrupt = interrupt_of(request)
+            invocation, message_id = record.note.get("agent"), record.note.get("message_id")
+            owner = (
+                subagent_run_id(message_id, invocation)
+                if isinstance(invocation, str) and isinstance(message_id, str)
+                else None
+            )
+            interrupt = interrupt_of(request, owner)
             if interrupt is not None:
                 out.append(interrupt)
     return out
@@ -163,22 +169,25 @@ async def _idle_thread(app: AppContext, thread_id: str) -> AsyncIterator[bytes]:
 
 
 _OPENERS: Final = {
-    "TEXT_MESSAGE_START": ("TEXT_MESSAGE_END", "messageId"),
-    "TOOL_CALL_START": ("TOOL_CALL_END", "toolCallId"),
-    "REASONING_START": ("REASONING_END", "messageId"),
-    "REASONING_MESSAGE_START": ("REASONING_MESSAGE_END", "messageId"),
-    "STEP_STARTED": ("STEP_FINISHED", "stepName"),
+    "TEXT_MESSAGE_START": (("TEXT_MESSAGE_END",), ("messageId",)),
+    "TOOL_CALL_START": (("TOOL_CALL_END",), ("toolCallId",)),
+    "REASONING_START": (("REASONING_END",), ("messageId",)),
+    "REASONING_MESSAGE_START": (("REASONING_MESSAGE_END",), ("messageId",)),
+    "STEP_STARTED": (("STEP_FINISHED",), ("subagentRunId", "stepName")),  # steps are per agent
+    "SUBAGENT_STARTED": (("SUBAGENT_FINISHED", "SUBAGENT_ERROR"), ("subagentRunId",)),
 }
 """Events that open a part another event closes (``verifyEvents`` refuses a delta or an end of a
-part this stream did not open), and the closing event and key of each."""
-_CLOSERS: Final = {close: (opener, key) for opener, (close, key) in _OPENERS.items()}
+part this stream did not open, and a sub-agent's end it did not see start), the closing events
+and the keys that name the part."""
+_CLOSERS: Final = {close: (opener, keys) for opener, (closes, keys) in _OPENERS.items() for close in closes}
 
 
 class _OpenParts:
-    """The parts open after the events seen so far, each with the raw event that opened it."""
+    """The parts open after the events seen so far, each with the raw event that opened it (in
+    the order they opened: a sub-agent before what it sends)."""
 
     def __init__(self) -> None:
-        self.open: dict[tuple[str, Any], bytes] = {}
+        self.open: dict[tuple[Any, ...], bytes] = {}
 
     def see(self, event: bytes) -> None:
         if not event.startswith(b"data: "):
@@ -186,10 +195,10 @@ class _OpenParts:
         frame = orjson.loads(event[6:])
         kind = frame.get("type") if isinstance(frame, dict) else None
         if kind in _OPENERS:
-            self.open[(kind, frame.get(_OPENERS[kind][1]))] = event
+            self.open[(kind, *(frame.get(k) for k in _OPENERS[kind][1]))] = event
         elif kind in _CLOSERS:
-            opener, key = _CLOSERS[kind]
-            self.open.pop((opener, frame.get(key)), None)
+            opener, keys = _CLOSERS[kind]
+            self.open.pop((opener, *(frame.get(k) for k in keys)), None)
 
 
 async def _numbered(
@@ -198,7 +207,7 @@ async def _numbered(
     """The run's events (``body``: whole ``data:`` events and keepalive comments) with their ids
     ``<turn_id>:<n>``, ``snapshot`` right after the first (``RUN_STARTED``). Resuming after the
     ``skip``-th, the events up to it are left out but ``RUN_STARTED`` and the openers of the parts
-    still open (text, tool call, reasoning, step), sent again without ids: ``verifyEvents`` checks
+    still open (sub-agent, text, tool call, reasoning, step), sent again without ids: ``verifyEvents`` checks
     each connection as a run of its own, and ``@ag-ui/client`` applies an opener of a message or
     call it holds as a no-op."""
     prefix = f"id: {turn_id}:".encode()

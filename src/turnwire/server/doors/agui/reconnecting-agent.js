@@ -17,6 +17,8 @@
 // - The connect stream's events carry SSE ids; the last one is kept in `lastEventId`. Calling
 //   connectAgent() again on the same agent (its connection broke) sends it as Last-Event-ID and
 //   gets only the events after it. A run this agent starts itself resets it.
+// - getCapabilities() reads the agent's AG-UI capabilities document, GET <agent url>/capabilities
+//   (HttpAgent has no getCapabilities()).
 // - It imports '@ag-ui/client' by its bare name: your bundler (or an import map) resolves it.
 //
 // Source: web/agui/reconnecting-agent.js in the turnwire repository (a copy ships in the Python
@@ -40,6 +42,23 @@ export class ReconnectingHttpAgent extends HttpAgent {
     const url = new URL(this.url, globalThis.location?.href);
     url.pathname = `${url.pathname.replace(/\/+$/, '')}/threads/${encodeURIComponent(threadId)}/connect`;
     return url.toString();
+  }
+
+  /** The capabilities route of this agent's URL: `<url>/capabilities`. */
+  capabilitiesUrl() {
+    const url = new URL(this.url, globalThis.location?.href);
+    url.pathname = `${url.pathname.replace(/\/+$/, '')}/capabilities`;
+    return url.toString();
+  }
+
+  /** The agent's AG-UI `AgentCapabilities` (what it declares; absent means unknown). */
+  async getCapabilities() {
+    const response = await this.fetch(this.capabilitiesUrl(), {
+      method: 'GET',
+      headers: { ...this.headers, Accept: 'application/json' },
+    });
+    if (!response.ok) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
+    return response.json();
   }
 
   requestInit(input) {

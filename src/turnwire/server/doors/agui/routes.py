@@ -20,6 +20,7 @@ from turnwire.formats import TurnInfo, get_format
 from turnwire.formats.agui import RunInput, parse_run_input
 from turnwire.framing import SSE_MEDIA_TYPE
 from turnwire.server.context import AppContext
+from turnwire.server.doors.agui.capabilities import add_capabilities_routes
 from turnwire.server.doors.agui.client_module import add_client_route
 from turnwire.server.doors.agui.connect import AGUI_WIRE, add_connect_routes
 from turnwire.server.http.errors import RequestError
@@ -97,6 +98,7 @@ def agui_router(dependencies: Sequence[Any] = ()) -> APIRouter:
     router = APIRouter(tags=["agui"], dependencies=list(dependencies))
     add_door(router, "agui", agui, summary="AG-UI run", responses=_RESPONSES, openapi_extra=_OPENAPI_BODY)
     add_connect_routes(router)
+    add_capabilities_routes(router)
     add_client_route(router)
     return router
 

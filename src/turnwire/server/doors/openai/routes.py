@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
@@ -49,7 +49,7 @@ from turnwire.server.turns.door_route import DoorRoute
 from turnwire.server.turns.multitask import requested_strategy
 from turnwire.server.turns.pipeline import StartedTurn, TurnRequest, start_turn, wants_stored_history
 from turnwire.server.turns.running import collect_turn, continues_without_client, serve_turn
-from turnwire.server.turns.streaming import stream_body
+from turnwire.server.turns.streaming import StreamBody, stream_body
 from turnwire.store.chat_digests import remember, session_of
 
 log = logging.getLogger("turnwire.server")
@@ -222,7 +222,6 @@ async def _complete(request: Request, app: AppContext) -> Response:
         encoder = ChatChunkEncoder(
             completion_id, chat.model, created, include_usage=chat.include_usage, session_id=turn.session_id
         )
-        stream: AsyncIterator[bytes]
         if sent is None:
             stream = stream_body(turn.events, encoder, Transport.SSE, trailer=SSE_DONE)
         else:
@@ -274,17 +273,18 @@ async def _remember(app: AppContext, turn: StartedTurn, conversation: list[Any])
         log.warning("could not remember the conversation of session %s", turn.session_id, exc_info=True)
 
 
-async def _remembering(
+def _remembering(
     app: AppContext, turn: StartedTurn, sent: list[Any], encoder: ChatChunkEncoder
-) -> AsyncIterator[bytes]:
+) -> StreamBody:
     """The stream, with the conversation the client now holds remembered before ``[DONE]`` (the
     client's next request may come as soon as it reads it)."""
     watched = _Watched(encoder)
-    async for chunk in stream_body(turn.events, watched, Transport.SSE):
-        yield chunk
-    if encoder.stop_reason != "error":
-        await _remember(app, turn, [*sent, watched.view.message()])
-    yield SSE_DONE
+
+    async def remember(finished: bool) -> None:
+        if finished and encoder.stop_reason != "error":
+            await _remember(app, turn, [*sent, watched.view.message()])
+
+    return stream_body(turn.events, watched, Transport.SSE, trailer=SSE_DONE, closing=remember)
 
 
 class _Watched:

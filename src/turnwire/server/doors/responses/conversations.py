@@ -32,6 +32,7 @@ from turnwire.server.http.errors import RequestError, json_response
 from turnwire.server.http.openai_errors import NotFound, openai_error
 from turnwire.server.turns.door import read_object
 from turnwire.store.base import StoredMessage
+from turnwire.store.conversation_list import without_labels
 
 PREFIX: Final = "conv_"
 
@@ -86,7 +87,7 @@ def _epoch(value: Any) -> int:
 
 
 def _conversation(task: dict[str, Any], key: str) -> dict[str, Any]:
-    metadata = task.get("task_metadata")
+    metadata = without_labels(task.get("task_metadata"))
     return {
         "id": key,
         "object": "conversation",

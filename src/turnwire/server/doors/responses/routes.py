@@ -21,7 +21,7 @@ pipeline checks the signature and claims the decision once, so the tool runs onc
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
@@ -38,7 +38,7 @@ from turnwire.formats.responses import (
     parse_request,
     render_messages,
 )
-from turnwire.framing import SSE_DONE
+from turnwire.framing import SSE_DONE, sse_typed_frame
 from turnwire.model import Message
 from turnwire.server.context import AppContext, current
 from turnwire.server.doors.responses.conversations import add_conversation_routes
@@ -234,7 +234,8 @@ async def _create(request: Request, app: AppContext) -> Response:
     encoder = ResponseEncoder(response, req.model, turn.history)
     inputs = _input_items(req.messages, turn.trace_id, req.instructions is not None)
 
-    async def remember() -> None:
+    async def remember(_finished: bool = True) -> None:
+        """Keep the response before its client reads its end (or when its stream is cut short)."""
         if not keep or turn.task_id is None or app.store is None:
             return
         encoder.finish("cancelled")  # a stream cut short ends here (no-op once finished)
@@ -243,8 +244,9 @@ async def _create(request: Request, app: AppContext) -> Response:
 
     headers = turn.headers
     if req.stream:
-        lines = stream_body(turn.events, encoder, Transport.NDJSON)
-        body = _remembering(_named_events(lines), remember)
+        body = stream_body(
+            turn.events, encoder, Transport.SSE, trailer=SSE_DONE, framer=sse_typed_frame, closing=remember
+        )
         headers = {**headers, **SSE_HEADERS}
         return serve_turn(ctx, turn, body, Transport.SSE, headers, detached=detached, wire=WIRE)
     return await _batch(ctx, turn, request, encoder, remember, headers, detached)
@@ -266,37 +268,6 @@ async def _batch(
     encoder.finish()
     await remember()
     return json_response(encoder.response, 200, headers)
-
-
-async def _named_events(lines: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-    """NDJSON frames as SSE events named by their type (``event: <type>`` then ``data: <json>``,
-    as OpenAI streams them), ending ``data: [DONE]``. Every frame is a JSON object whose first
-    key is ``type`` (the encoder writes it first), so the name is read without decoding it."""
-    async for chunk in lines:
-        out = []
-        for line in chunk.splitlines():
-            if not line:
-                continue
-            name = line[9 : line.index(b'"', 9)] if line.startswith(b'{"type":"') else b"message"
-            out.append(b"event: " + name + b"\ndata: " + line + b"\n\n")
-        yield b"".join(out)
-    yield SSE_DONE
-
-
-async def _remembering(body: AsyncIterator[bytes], remember: Any) -> AsyncIterator[bytes]:
-    """``body`` with the response kept before its closing ``[DONE]`` goes out (a client that saw
-    the end finds it stored and no longer running), or when the stream is cut short (shielded: a
-    cancelled turn's response is still kept)."""
-    remembered = False
-    try:
-        async for chunk in body:
-            if chunk == SSE_DONE:
-                remembered = True
-                await asyncio.shield(remember())
-            yield chunk
-    finally:
-        if not remembered:
-            await asyncio.shield(remember())
 
 
 def _store(app: AppContext, rid: str) -> Any:
