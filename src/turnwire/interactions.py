@@ -51,6 +51,11 @@ def tool_name_of(request: InteractionRequest) -> str | None:
     )
 
 
+def tool_title_of(request: InteractionRequest) -> str | None:
+    """The tool's display title, when the request's call names one (``toolCall.title``)."""
+    return _str((tool_call_of(request) or {}).get("title"))
+
+
 def tool_input_of(request: InteractionRequest) -> Any:
     """``payload.input`` → ``toolCall.rawInput`` → ``toolCall.input`` (``None`` when absent)."""
     payload = request.payload if isinstance(request.payload, dict) else {}

@@ -123,6 +123,29 @@ class DataBlock:
 
 
 @dataclass(slots=True)
+class SourceUrlBlock:
+    """A web page the answer draws on (a citation), where the stream sent it: a UIMessage
+    ``source-url`` part, a Responses ``url_citation``. ``id`` names the source within its turn."""
+
+    id: str
+    url: str
+    title: str | None = None
+    type: ClassVar[str] = "source_url"
+
+
+@dataclass(slots=True)
+class SourceDocumentBlock:
+    """A document the answer draws on (a UIMessage ``source-document`` part, a Responses
+    ``file_citation``)."""
+
+    id: str
+    media_type: str
+    title: str
+    filename: str | None = None
+    type: ClassVar[str] = "source_document"
+
+
+@dataclass(slots=True)
 class UnknownBlock:
     """A block of a type turnwire does not know; ``raw`` keeps the wire dict as it came."""
 
@@ -144,8 +167,12 @@ Block: TypeAlias = (
     | ToolResultBlock
     | ReasoningBlock
     | DataBlock
+    | SourceUrlBlock
+    | SourceDocumentBlock
     | UnknownBlock
 )
+
+SourceBlock: TypeAlias = SourceUrlBlock | SourceDocumentBlock
 
 
 # --------------------------------------------------------------------------- messages
@@ -325,8 +352,13 @@ class DataEvent:
 
 @dataclass(slots=True)
 class FileEvent:
+    """A file the agent sends (``url``: http(s) or a ``data:`` URL). ``reasoning``: the model
+    emitted it inside its reasoning (AI SDK 7 ``reasoning-file``); wires without that distinction
+    send it as any file."""
+
     url: str
     media_type: str
+    reasoning: bool | None = None
     type: ClassVar[str] = "file"
 
 

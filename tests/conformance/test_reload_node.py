@@ -17,6 +17,8 @@ from turnwire.model import (
     Event,
     FileEvent,
     MessageEvent,
+    SourceDocument,
+    SourceUrl,
     ThoughtDelta,
     ThoughtEnd,
     ThoughtStart,
@@ -29,11 +31,13 @@ from turnwire.server import Settings, create_app
 
 
 async def parts(ctx: TurnContext) -> AsyncIterator[Event]:
-    """A turn with a part of every kind a stream carries, a transient notice and renders."""
+    """A turn with a part of every kind a stream carries (sources among them), a transient notice
+    and renders."""
     n = sum(1 for m in ctx.messages if m.role == "user")
     yield ThoughtStart(id=f"r{n}")
     yield ThoughtDelta(id=f"r{n}", delta="Looking it up.")
     yield ThoughtEnd(id=f"r{n}")
+    yield SourceUrl(id=f"src-{n}", url="https://example.com/oslo", title="Oslo")
     yield DataEvent(name="progress", data={"step": 1}, transient=True)
     yield ToolCall(id=f"call-{n}", name="lookup", input={"q": ctx.last_user_text()}, render={"kind": "card"})
     yield ToolResult(
@@ -43,6 +47,7 @@ async def parts(ctx: TurnContext) -> AsyncIterator[Event]:
     yield DataEvent(data=None)
     yield FileEvent(url="https://example.com/chart.png", media_type="image/png")
     yield MessageEvent(text=f"Found {n}.")
+    yield SourceDocument(id=f"doc-{n}", media_type="application/pdf", title="Oslo facts")
     yield Usage(input=3, output=4, total=7)
 
 

@@ -22,6 +22,7 @@ from turnwire.model import (
     Event,
     FileEvent,
     InteractionRequest,
+    InteractionResponse,
     Message,
     MessageDelta,
     MessageEnd,
@@ -334,6 +335,68 @@ SCENARIOS: dict[str, Scenario] = {
             "finishReason": "stop",
         },
         stop_reason="end_turn",
+    ),
+    # AI SDK 7's newer chunks, on the 7 setting only: a file from the reasoning (``reasoning-file``),
+    # a decision the agent made without the user (an automatic request answered at once) and the
+    # signed token as the approval request's ``signature``. Every other lane reads a plain file and
+    # no decision, so its strict schema never meets a key it does not know (6 also gets the title).
+    "ai7-reasoning-file-and-decisions": Scenario(
+        [
+            ThoughtStart("r1"),
+            ThoughtDelta("r1", "Sketching."),
+            FileEvent("https://example.com/sketch.png", "image/png", reasoning=True),
+            ThoughtEnd("r1"),
+            ToolCall("c1", "lookup", {"q": "a"}),
+            InteractionResponse("auto-1", "user_approval", {"toolCallId": "c1", "approved": True}),
+            ToolResult("c1", output="found"),
+            MessageEvent("Now the gated one."),
+            ToolCall("c2", "delete_file", {"path": "a"}),
+            InteractionRequest(
+                "ap-2",
+                "user_approval",
+                {
+                    "toolCallId": "c2",
+                    "toolCall": {
+                        "resolvedName": "delete_file",
+                        "title": "Delete a file",
+                        "rawInput": {"path": "a"},
+                    },
+                },
+            ),
+            Done("paused"),
+        ],
+        {
+            "text": "Now the gated one.",
+            "reasoning": "Sketching.",
+            "tools": {
+                "c1": {"state": "output-available", "output": "found"},
+                "c2": {"state": "approval-requested", "approvalId": "ap-2"},
+            },
+            "toolsV7": {
+                "c1": {
+                    "state": "output-available",
+                    "output": "found",
+                    "approval": {"id": "auto-1", "isAutomatic": True, "approved": True},
+                },
+                "c2": {
+                    "state": "approval-requested",
+                    "approval": {"id": "ap-2", "signature": "ap-2"},
+                    "title": "Delete a file",  # the request's known title (6 and 7; 5's schema has none)
+                },
+            },
+            "toolsV5": {
+                "c1": {"state": "output-available", "output": "found"},
+                "c2": {"state": "input-available"},
+            },
+            "partTypes": ["reasoning", "file", "tool-lookup", "text", "tool-delete_file"],
+            "partTypesV7": ["reasoning", "reasoning-file", "tool-lookup", "text", "tool-delete_file"],
+            "partTypesV5": [
+                *("reasoning", "file", "tool-lookup", "text", "tool-delete_file"),
+                "data-interaction",
+            ],
+            "finishReason": "other",
+        },
+        approval=True,
     ),
 }
 

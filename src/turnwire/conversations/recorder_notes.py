@@ -1,17 +1,23 @@
 """What a recorder notes beside each stored content: the message and turn it is part of, a part's
 id, a data block's shape, the sub-agent invocation it was written in (``agent``, named as
-``turnwire.subagents`` names it), and the turn's usage, stop reason
-(``formats.agentex.annotations``) and the agent's state at its end (``state``: its last
+``turnwire.subagents`` names it), the sources streamed next to it, and the turn's usage, stop
+reason (``formats.agentex.annotations``) and the agent's state at its end (``state``: its last
 ``state_snapshot`` with the ``state_delta``s after it applied, as an AG-UI client holds it);
-mixed into ``TurnRecorder``."""
+mixed into ``TurnRecorder``.
+
+A source is no content of its own (Agentex has no content for a citation): it is noted on the
+turn's content the stream sent last before it (``sources_after``), or, when the turn has sent
+none yet, on its next one (``sources_before``), so a reader puts it back where its stream did."""
 
 from __future__ import annotations
 
 import contextlib
 from typing import Any
 
+from turnwire.conversations.accumulator import Accumulator
 from turnwire.conversations.recorder_entries import Entry
 from turnwire.formats.agentex.messages import wraps_data
+from turnwire.formats.agentex.sources import source_data
 from turnwire.json_patch import PatchError, apply_patch
 from turnwire.model import (
     AgentEnd,
@@ -21,6 +27,8 @@ from turnwire.model import (
     Done,
     ErrorEvent,
     Event,
+    SourceDocument,
+    SourceUrl,
     StateDelta,
     StateSnapshot,
     Thought,
@@ -47,6 +55,11 @@ class RecorderNotes:
     _entries: dict[int, Entry]
     usage: dict[str, Any] | None
     stop_reason: str | None
+    batch: bool
+    _collected: dict[int, Accumulator]
+    _batch_notes: dict[int, dict[str, Any]]
+    _early_sources: list[dict[str, Any]]
+    """Sources streamed before the turn's first content, for its note (``sources_before``)."""
 
     def _mark_ending(self) -> None:
         raise NotImplementedError  # provided by TurnRecorder
@@ -66,6 +79,9 @@ class RecorderNotes:
             with contextlib.suppress(PatchError):
                 self._state = apply_patch(self._state, event.delta)  # type: ignore[union-attr]
         if not self._note:
+            return self._note
+        if cls is SourceUrl or cls is SourceDocument:
+            self._note_source(source_data(event))  # type: ignore[arg-type]
             return self._note
         if cls is ThoughtStart or cls is ThoughtDelta:  # a delta here opened its part itself
             return {**self._note, "part_id": event.id}  # type: ignore[union-attr]
@@ -95,6 +111,33 @@ class RecorderNotes:
         elif cls is Done and event.stop_reason is not None:  # type: ignore[union-attr]
             self.stop_reason = event.stop_reason  # type: ignore[union-attr]
         return self._note
+
+    def _note_source(self, source: dict[str, Any]) -> None:
+        """A source goes on the note of the turn's last content so far (written again if it
+        already was), else waits for its first (``_with_sources``)."""
+        if self.batch:
+            if not self._collected:
+                self._early_sources.append(source)
+                return
+            index = max(self._collected)
+            note = self._batch_notes.get(index) or {}
+            self._batch_notes[index] = {**note, "sources_after": [*note.get("sources_after", ()), source]}
+            return
+        last = self._last
+        if last is None:
+            self._early_sources.append(source)
+            return
+        last.note = {**last.note, "sources_after": [*last.note.get("sources_after", ()), source]}
+        last.changes += 1
+        self._entries.setdefault(last.index, last)
+
+    def _with_sources(self, note: dict[str, Any]) -> dict[str, Any]:
+        """The note of the turn's first content, with the sources streamed before it."""
+        early = self._early_sources
+        if not early:
+            return note
+        self._early_sources = []
+        return {**note, "sources_before": early}
 
     def _enter_or_leave(self, event: AgentStart | AgentEnd) -> None:
         """A sub-agent starts or ends: the contents written from now on note the invocation

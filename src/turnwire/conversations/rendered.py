@@ -1,6 +1,8 @@
 """A stored branch of a conversation in any wire format (``render_conversation``), as that format's
 clients hold it: what ``GET /tasks/{id}/messages?format=`` answers and what doors that send a
-conversation (AG-UI's connect) send."""
+conversation (AG-UI's connect) send. For a format that holds sources, the sources noted on a
+content (``sources_before`` / ``sources_after``) become an assistant message of their own beside
+it, of the same answer and turn."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import Any, Final
 from turnwire.conversations.planning import INTERRUPTED, marker_type
 from turnwire.formats import NOTE_KEY, get_format
 from turnwire.formats.agentex import content_to_message
+from turnwire.formats.agentex.sources import source_blocks
 from turnwire.interactions import pending_approvals
 from turnwire.model import DataBlock, InteractionRequest, Message, ResourceBlock, Role
 from turnwire.store.base import StoredMessage
@@ -95,6 +98,18 @@ def _lead(message: Message, leading: list[tuple[str, dict[str, Any]]]) -> None:
     leading.clear()
 
 
+def _sources(note: dict[str, Any], key: str, session_id: str) -> Message | None:
+    """The sources noted on a stored content under ``key`` as an assistant message of the same
+    answer and turn (``None``: none)."""
+    blocks = source_blocks(note.get(key))
+    if not blocks:
+        return None
+    kept: dict[str, Any] = {k: note[k] for k in ("message_id", "turn") if k in note}
+    if "turn" in note:
+        kept["session"] = session_id
+    return Message(Role.ASSISTANT, list(blocks), id=note.get("message_id"), metadata={NOTE_KEY: kept})
+
+
 def render_conversation(
     records: Sequence[StoredMessage | dict[str, Any]], fmt: str, session_id: str = ""
 ) -> list[dict[str, Any]]:
@@ -112,6 +127,11 @@ def render_conversation(
     leading: list[tuple[str, dict[str, Any]]] = []
     for message in stored:
         item = _message(message, session_id)
+        if adapter.sources and "sources_before" in message.note:
+            before = _sources(message.note, "sources_before", session_id)
+            if before is not None:
+                _lead(before, leading)
+                msgs.append(before)
         if isinstance(item, Message):
             _lead(item, leading)
             msgs.append(item)
@@ -129,6 +149,11 @@ def render_conversation(
             elif isinstance(item, _Notice):
                 _place(msgs, note.get("turn"), item.data, leading)
             _keep_usage(msgs, note)
+        if adapter.sources and "sources_after" in message.note:
+            after = _sources(message.note, "sources_after", session_id)
+            if after is not None:
+                _lead(after, leading)
+                msgs.append(after)
     if adapter.render_conversation is None:
         return adapter.render_messages(msgs)
     return adapter.render_conversation(msgs, pending_approvals(requests))

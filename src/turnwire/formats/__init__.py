@@ -97,6 +97,9 @@ class WireFormat:
     those turns. ``None``: ``render_messages``."""
     stored: bool = False
     """The store's own form: a conversation read in this format is the stored records as they are."""
+    sources: bool = False
+    """Whether the format's messages hold sources (``SourceUrlBlock`` / ``SourceDocumentBlock``): a
+    stored conversation read in it gets the sources its turns streamed, where they streamed."""
 
     @property
     def serves_turns(self) -> bool:

@@ -95,7 +95,7 @@ def _data(event: DataEvent) -> str | None:
 def _file(event: FileEvent) -> str | None:
     if not isinstance(event.url, str) or not isinstance(event.media_type, str):
         return "url and media_type must be strings"
-    return None
+    return None if _optional(event.reasoning, bool) else "reasoning must be a boolean or None"
 
 
 def _count(value: object) -> bool:

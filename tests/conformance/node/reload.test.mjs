@@ -106,7 +106,7 @@ function unnamed(message) {
   return { role: message.role, parts: message.parts, metadata };
 }
 
-test('data parts, renders and files read back as the client holds them; transient data stays out', async () => {
+test('data parts, renders, files and sources read back as the client holds them; transient data stays out', async () => {
   const notices = [];
   const chat = new TestChat({
     id: `parts-${Date.now()}`,
@@ -120,8 +120,8 @@ test('data parts, renders and files read back as the client holds them; transien
 
   const answer = chat.messages[3];
   assert.deepEqual(answer.parts.map((p) => p.type), [
-    'step-start', 'reasoning', 'tool-lookup', 'data-render', 'data-render', 'data-weather', 'data-data',
-    'file', 'step-start', 'text',
+    'step-start', 'reasoning', 'source-url', 'tool-lookup', 'data-render', 'data-render', 'data-weather',
+    'data-data', 'file', 'step-start', 'text', 'source-document',
   ]);
   // The transient notice reached onData and is no part of any message.
   assert.ok(notices.some((p) => p.type === 'data-progress' && p.transient === true));

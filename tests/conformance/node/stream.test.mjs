@@ -116,6 +116,7 @@ function lint(chunks, knownToolCallIds) {
   const problems = [];
   const open = { text: new Set(), reasoning: new Set() };
   const tools = new Set(knownToolCallIds);
+  const approvals = new Set();
   if (chunks[0]?.type !== 'start') problems.push(`first chunk is ${chunks[0]?.type}, not start`);
   if (chunks.at(-1)?.type !== 'finish') problems.push(`last chunk is ${chunks.at(-1)?.type}, not finish`);
   // A continuation sends the outputs of calls from the history first, then opens the step
@@ -133,8 +134,12 @@ function lint(chunks, knownToolCallIds) {
     if (c.type === 'finish-step' && open.text.size + open.reasoning.size > 0)
       problems.push(`#${i} finish-step with open parts ${[...open.text, ...open.reasoning]}`);
     if (c.type === 'tool-input-start' || c.type === 'tool-input-available') tools.add(c.toolCallId);
-    else if (c.type.startsWith('tool-') && !tools.has(c.toolCallId))
+    else if (c.type === 'tool-approval-response') {
+      // It names its request, not a call: the request must have come first.
+      if (!approvals.has(c.approvalId)) problems.push(`#${i} ${c.type} for unrequested approval ${c.approvalId}`);
+    } else if (c.type.startsWith('tool-') && !tools.has(c.toolCallId))
       problems.push(`#${i} ${c.type} for unknown toolCallId ${c.toolCallId}`);
+    if (c.type === 'tool-approval-request') approvals.add(c.approvalId);
   }
   return problems;
 }
@@ -167,7 +172,7 @@ function checkMessage(message, expect, { v5, v7 }) {
   if (expect.text !== undefined) assert.equal(text, expect.text, 'assembled text');
   const reasoning = message.parts.filter((p) => p.type === 'reasoning').map((p) => p.text).join('');
   if (expect.reasoning !== undefined) assert.equal(reasoning, expect.reasoning, 'assembled reasoning');
-  const expectedTools = (v5 && expect.toolsV5) || expect.tools;
+  const expectedTools = (v5 && expect.toolsV5) || (v7 && expect.toolsV7) || expect.tools;
   if (expectedTools) {
     const parts = toolParts(message);
     assert.deepEqual(Object.keys(parts).sort(), Object.keys(expectedTools).sort(), 'tool call ids');
@@ -203,6 +208,11 @@ function checkMessage(message, expect, { v5, v7 }) {
       .filter((p) => p.type === 'custom')
       .map((p) => Object.fromEntries(Object.entries(p).filter(([k, v]) => k !== 'type' && v !== undefined)));
     assert.deepEqual(custom, v7 ? expect.customV7 : [], 'custom parts');
+  }
+  const expectedTypes = (v5 && expect.partTypesV5) || (v7 && expect.partTypesV7) || expect.partTypes;
+  if (expectedTypes) {
+    const types = message.parts.map((p) => p.type).filter((t) => t !== 'step-start');
+    assert.deepEqual(types, expectedTypes, 'part types (but step-start)');
   }
   if (expect.steps !== undefined) {
     assert.equal(message.parts.filter((p) => p.type === 'step-start').length, expect.steps, 'step-start parts');

@@ -57,6 +57,8 @@ async def scripted(ctx: TurnContext) -> AsyncIterator[Event]:
         ErrorEvent,
         FileEvent,
         MessageEvent,
+        SourceDocument,
+        SourceUrl,
         StateDelta,
         StateSnapshot,
         StepEnd,
@@ -124,6 +126,12 @@ async def scripted(ctx: TurnContext) -> AsyncIterator[Event]:
             yield AgentEnd(name=args[0])
         elif kind == "custom":
             yield CustomEvent(kind="acme.note", data=args[0])
+        elif kind == "source":
+            yield SourceUrl(id=f"src_{ref}", url=args[0], title=args[1])
+        elif kind == "document":
+            yield SourceDocument(
+                id=f"doc_{ref}", media_type="application/pdf", title=args[0], filename=args[1]
+            )
 
 
 async def events(ctx: TurnContext) -> AsyncIterator[Event]:

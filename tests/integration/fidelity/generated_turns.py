@@ -41,11 +41,20 @@ _step = st.one_of(
     st.tuples(st.just("state"), st.dictionaries(st.sampled_from("abc"), _json, max_size=3)),
     st.tuples(st.just("scope"), st.sampled_from(["researcher", "writer"])),
     st.tuples(st.just("custom"), _json),
+    # Sources (citations): the client keeps them as parts where they came, and so must a reload.
+    st.tuples(
+        st.just("source"),
+        st.sampled_from(["https://example.com/a", "https://example.org/b"]),
+        st.none() | _text,
+    ),
+    st.tuples(st.just("document"), _text, st.none() | st.just("notes.pdf")),
 )
 # A turn of transient data (or usage) alone leaves the client an empty assistant message (its step-start)
-# and the store nothing: every generated turn says something that stays.
+# and the store nothing: every generated turn says something that stays. (A source is noted beside a
+# content of its turn, so a turn of sources alone has nowhere to keep them: docs/events.md.)
+_SAYS_NOTHING = ("transient", "usage", "state", "scope", "custom", "source", "document")
 _turn = st.lists(_step, min_size=1, max_size=5).filter(
-    lambda steps: any(s[0] not in ("transient", "usage", "state", "scope", "custom") for s in steps)
+    lambda steps: any(s[0] not in _SAYS_NOTHING for s in steps)
 )
 turns = st.lists(_turn, min_size=1, max_size=3)
 

@@ -70,6 +70,9 @@ def assemble(chunks: list[dict[str, Any]], last: dict[str, Any] | None = None) -
                 parts.append(dict(chunk))
         elif kind == "file":
             parts.append({"type": "file", "mediaType": chunk["mediaType"], "url": chunk["url"]})
+        elif kind in ("source-url", "source-document"):
+            # The part is the chunk (an absent title or filename stays absent, as in the client's JSON).
+            parts.append({k: v for k, v in chunk.items() if k != "providerMetadata"})
     if not metadata:
         del message["metadata"]
     return message

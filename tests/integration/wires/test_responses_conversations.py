@@ -88,3 +88,18 @@ def test_an_approval_asked_on_chat_completions_is_answered_here(client: OpenAI, 
     assert ran.approval_request_id == gate["id"] and '"deleted":true' in (ran.output or "")
     with pytest.raises(openai.ConflictError):  # answered once, on whichever door
         client.responses.create(model="demo", input=answer, conversation=session)  # type: ignore[arg-type]
+
+
+def test_a_turns_sources_are_the_annotations_of_its_text_in_the_items(client: OpenAI, wires_url: str) -> None:
+    made = client.conversations.create()
+    done = client.responses.create(model="demo", input="sources for tides", conversation=made.id)
+    live = [a.model_dump() for i in done.output if i.type == "message" for a in i.content[0].annotations]
+    assert [a["type"] for a in live] == ["url_citation", "file_citation"]
+    items = list(client.conversations.items.list(made.id, order="asc"))
+    (answer,) = [i for i in items if i.type == "message" and i.role == "assistant"]
+    assert answer.content[0].text == "Here are 2 sources for tides."
+    # The same citations the response carried, on the same text, read from the store.
+    assert [a.model_dump() for a in answer.content[0].annotations] == live
+    read = httpx.get(f"{wires_url}/tasks/{made.id}/messages", params={"format": "responses"}, timeout=20)
+    (text,) = [i for i in read.json()["messages"] if i.get("role") == "assistant"]
+    assert text["content"][0]["annotations"] == live

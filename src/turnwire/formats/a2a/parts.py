@@ -17,6 +17,8 @@ canonical block                    A2A part
 ``ReasoningBlock``                 ``{"data": {"reasoning", "summary"?}}``,
                                    ``mediaType: REASONING_MEDIA_TYPE``
 ``AttachmentBlock``                ``{"url": "attachment:<id>"}`` with its media type and filename
+source url / document              ``{"data": {"sourceId", "url", "title"?}}`` / ``{"data": {"sourceId",
+                                   "mediaType", "title", "filename"?}}``, ``mediaType: SOURCE_MEDIA_TYPE``
 ``UnknownBlock(raw)``              ``{"data": raw}``, ``mediaType: UNKNOWN_MEDIA_TYPE``
 =================================  ===========================================================
 
@@ -37,6 +39,8 @@ from turnwire.model import (
     ImageBlock,
     ReasoningBlock,
     ResourceBlock,
+    SourceDocumentBlock,
+    SourceUrlBlock,
     TextBlock,
     ToolCallBlock,
     ToolResultBlock,
@@ -47,6 +51,7 @@ TOOL_CALL_MEDIA_TYPE: Final = "application/vnd.turnwire.tool-call+json"
 TOOL_RESULT_MEDIA_TYPE: Final = "application/vnd.turnwire.tool-result+json"
 REASONING_MEDIA_TYPE: Final = "application/vnd.turnwire.reasoning+json"
 UNKNOWN_MEDIA_TYPE: Final = "application/vnd.turnwire.block+json"
+SOURCE_MEDIA_TYPE: Final = "application/vnd.turnwire.source+json"
 ATTACHMENT_SCHEME: Final = "attachment:"
 CONTENT_KEYS: Final = ("text", "raw", "url", "data")
 """The part's content fields: exactly one is set."""
@@ -102,6 +107,10 @@ def _data_block(value: Any, media_type: str | None, metadata: Any) -> Block:
         return ReasoningBlock(str(fields.get("reasoning") or ""), summary)
     if media_type == UNKNOWN_MEDIA_TYPE and isinstance(value, dict):
         return UnknownBlock(value)
+    if media_type == SOURCE_MEDIA_TYPE:
+        source = _source_block(fields)
+        if source is not None:
+            return source
     name = metadata.get("name") if isinstance(metadata, dict) else None
     return DataBlock(value, name if isinstance(name, str) else None)
 
@@ -136,7 +145,29 @@ def render_part(block: Block) -> dict[str, Any]:
         if block.name:
             part["metadata"] = {"name": block.name}
         return part
+    if isinstance(block, SourceUrlBlock):
+        data = {"sourceId": block.id, "url": block.url}
+        if block.title is not None:
+            data["title"] = block.title
+        return {"data": data, "mediaType": SOURCE_MEDIA_TYPE}
+    if isinstance(block, SourceDocumentBlock):
+        data = {"sourceId": block.id, "mediaType": block.media_type, "title": block.title}
+        if block.filename is not None:
+            data["filename"] = block.filename
+        return {"data": data, "mediaType": SOURCE_MEDIA_TYPE}
     return {"data": block.raw, "mediaType": UNKNOWN_MEDIA_TYPE}
+
+
+def _source_block(fields: dict[str, Any]) -> Block | None:
+    source_id, title = _opt_str(fields.get("sourceId")), _opt_str(fields.get("title"))
+    if source_id is None:
+        return None
+    url, media_type = _opt_str(fields.get("url")), _opt_str(fields.get("mediaType"))
+    if url is not None:
+        return SourceUrlBlock(source_id, url, title)
+    if media_type is not None and title is not None:
+        return SourceDocumentBlock(source_id, media_type, title, _opt_str(fields.get("filename")))
+    return None
 
 
 def tool_call_part(call_id: str | None, name: str | None, arguments: Any) -> dict[str, Any]:

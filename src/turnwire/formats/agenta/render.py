@@ -22,6 +22,8 @@ from turnwire.model import (
     Message,
     ReasoningBlock,
     ResourceBlock,
+    SourceDocumentBlock,
+    SourceUrlBlock,
     TextBlock,
     ToolCallBlock,
     ToolResultBlock,
@@ -86,6 +88,8 @@ _BLOCK_RENDERERS: dict[type, Any] = {
     UnknownBlock: lambda b: b.raw,
     ReasoningBlock: None,
     DataBlock: None,
+    SourceUrlBlock: None,  # an Agenta message has no block for a citation (its stream has a frame)
+    SourceDocumentBlock: None,
 }
 """Canonical block class -> Agenta block dict; ``None`` = no Agenta form, dropped."""
 

@@ -5,7 +5,7 @@ contents. What the canonical model has no field for (``style``, ``format``, a no
 the exact reasoning ``content`` list, ``attachments: []``) rides in ``Message.metadata["agentex"]``
 so agentex -> canonical -> agentex is exact for normalised content. Images, resources and named
 data have no content type: they are stored as data contents of a fixed shape and read back as the
-same blocks.
+same blocks, and so are sources (``sources``).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import orjson
 
 from turnwire.errors import InputError
 from turnwire.formats.agentex.content import normalize_content
+from turnwire.formats.agentex.sources import source_block, source_data
 from turnwire.model import (
     UNSET,
     AttachmentBlock,
@@ -27,6 +28,8 @@ from turnwire.model import (
     ReasoningBlock,
     ResourceBlock,
     Role,
+    SourceDocumentBlock,
+    SourceUrlBlock,
     TextBlock,
     ToolCallBlock,
     ToolResultBlock,
@@ -111,7 +114,7 @@ def _data_blocks(c: dict[str, Any], meta: dict[str, Any]) -> list[Block]:
     # Blocks Agentex has no type for were stored as data (``_fallback_content``, ``_data_content``):
     # read them back as the blocks they were, so a stored conversation keeps its images and names.
     data = c["data"]
-    return [_file_block(data) or _named_data(data) or DataBlock(data)]
+    return [_file_block(data) or source_block(data) or _named_data(data) or DataBlock(data)]
 
 
 def _tool_request_blocks(c: dict[str, Any], meta: dict[str, Any]) -> list[Block]:
@@ -267,6 +270,8 @@ def _fallback_content(block: Block, author: str, meta: dict[str, Any]) -> dict[s
         data = {"type": block.type, "data": block.data, "uri": block.uri, "mime_type": block.mime_type}
         data.update(filename=block.filename, size=block.size)
         data = {k: v for k, v in data.items() if v is not None}
+    elif isinstance(block, SourceUrlBlock | SourceDocumentBlock):
+        data = source_data(block)
     else:
         data = {"type": block.type}
     out = _base("data", author, meta)

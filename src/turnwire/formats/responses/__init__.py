@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from turnwire.formats import WireFormat
 from turnwire.formats.responses.inbound import item_references, parse_input, parse_messages
-from turnwire.formats.responses.outbound import render_messages
+from turnwire.formats.responses.outbound import render_each, render_messages
 from turnwire.formats.responses.request import ResponsesRequest, chat_tools, parse_request
 from turnwire.formats.responses.response import new_response, usage_body
 from turnwire.formats.responses.stream import ResponseEncoder
@@ -22,6 +22,7 @@ FORMAT = WireFormat(
     parse_messages,
     render_messages,
     description="OpenAI Responses input items (message, function_call(_output), reasoning, mcp_*)",
+    sources=True,
 )
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "parse_input",
     "parse_messages",
     "parse_request",
+    "render_each",
     "render_messages",
     "usage_body",
 ]

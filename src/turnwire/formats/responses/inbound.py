@@ -8,7 +8,8 @@ a string ``input``         one ``user`` message with that text
 with a ``role`` and no     ``output_text`` → ``TextBlock``; ``input_image`` → ``ImageBlock`` (``image_url``)
 ``type``)                  or ``AttachmentBlock`` (``file_id``); ``input_file`` → ``AttachmentBlock``
                            (``file_id``) or ``ResourceBlock`` (``file_data`` / ``file_url``); ``refusal``
-                           and other parts → ``UnknownBlock``
+                           and other parts → ``UnknownBlock``; an ``output_text``'s ``url_citation`` /
+                           ``file_citation`` annotations → source blocks before its text
 ``function_call``          ``assistant``: ``ToolCallBlock(call_id, name, arguments decoded)``
 ``function_call_output``   ``tool``: ``ToolResultBlock(call_id)`` (JSON object/array text decoded)
 ``reasoning``              ``assistant``: ``ReasoningBlock`` (summary texts, content text, ``id``)
@@ -38,6 +39,8 @@ from turnwire.model import (
     Message,
     ReasoningBlock,
     ResourceBlock,
+    SourceDocumentBlock,
+    SourceUrlBlock,
     TextBlock,
     ToolCallBlock,
     ToolResultBlock,
@@ -141,8 +144,32 @@ def _message(item: dict[str, Any], loc: Loc) -> Message:
         return Message(role, [], id=mid)
     if not isinstance(content, list):
         raise InputError("content must be a string or a list of parts", loc=(*loc, "content"))
-    blocks = [_part(part, (*loc, "content", j)) for j, part in enumerate(content)]
+    blocks: list[Block] = []
+    for j, part in enumerate(content):
+        if isinstance(part, dict) and part.get("type") == "output_text" and part.get("annotations"):
+            blocks.extend(_sources(part["annotations"]))
+        blocks.append(_part(part, (*loc, "content", j)))
     return Message(role, blocks, id=mid)
+
+
+CITED_MEDIA_TYPE: Final = "application/octet-stream"
+"""A ``file_citation`` names no media type; its source document gets this one."""
+
+
+def _sources(annotations: Any) -> list[Block]:
+    """An ``output_text``'s citations as the sources before its text (``outbound`` puts a source
+    on the text after it); other annotations are left out."""
+    out: list[Block] = []
+    for a in annotations if isinstance(annotations, list) else ():
+        if not isinstance(a, dict):
+            continue
+        if a.get("type") == "url_citation" and _str(a.get("url")):
+            # A URL citation has no id: the URL names the source.
+            out.append(SourceUrlBlock(a["url"], a["url"], _str(a.get("title"))))
+        elif a.get("type") == "file_citation" and _str(a.get("file_id")):
+            name = _str(a.get("filename"))
+            out.append(SourceDocumentBlock(a["file_id"], CITED_MEDIA_TYPE, name or a["file_id"], name))
+    return out
 
 
 def _part(part: Any, loc: Loc) -> Block:

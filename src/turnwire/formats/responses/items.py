@@ -6,10 +6,24 @@ from __future__ import annotations
 from typing import Any
 
 from turnwire.formats._function_calls import encode_arguments, encode_output
+from turnwire.model import SourceDocument, SourceDocumentBlock, SourceUrl, SourceUrlBlock
 
 
 def output_text(text: str) -> dict[str, Any]:
     return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
+
+
+def source_annotation(
+    source: SourceUrl | SourceDocument | SourceUrlBlock | SourceDocumentBlock,
+) -> dict[str, Any]:
+    """A source as an ``output_text`` annotation: ``url_citation`` (the URL is the title when it
+    has none) or ``file_citation`` (the source id as ``file_id``; the filename, else the title).
+    The indices are 0: a source names no span of the text."""
+    if isinstance(source, SourceUrl | SourceUrlBlock):
+        title = source.title or source.url
+        return {"type": "url_citation", "url": source.url, "title": title, "start_index": 0, "end_index": 0}
+    filename = source.filename or source.title
+    return {"type": "file_citation", "file_id": source.id, "filename": filename, "index": 0}
 
 
 def message_item(item_id: str, text: str, *, status: str = "completed") -> dict[str, Any]:

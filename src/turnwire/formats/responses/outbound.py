@@ -10,6 +10,9 @@ assistant text              ``message`` (``role: assistant``) with ``output_text
 ``ToolResultBlock``         ``function_call_output`` (``output`` as text)
 a decision result           ``mcp_approval_response`` (``approval_request_id`` = its token, ``approve``,
                             ``reason``)
+source url / document       an annotation of an assistant ``output_text`` (``url_citation`` /
+                            ``file_citation``, as the stream's): of the next text of the same answer
+                            (up to the next input message), else of its last text; none: dropped
 ``UnknownBlock``            the item or part it was read from
 ==========================  ===========================================================================
 """
@@ -20,7 +23,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from turnwire.formats._function_calls import encode_output
-from turnwire.formats.responses.items import function_call_item, output_text, reasoning_item
+from turnwire.formats.responses.items import (
+    function_call_item,
+    output_text,
+    reasoning_item,
+    source_annotation,
+)
 from turnwire.model import (
     AttachmentBlock,
     Block,
@@ -28,6 +36,8 @@ from turnwire.model import (
     Message,
     ReasoningBlock,
     ResourceBlock,
+    SourceDocumentBlock,
+    SourceUrlBlock,
     TextBlock,
     ToolCallBlock,
     ToolResultBlock,
@@ -37,13 +47,44 @@ from turnwire.model import (
 INPUT_ROLES = ("user", "system", "developer")
 
 
+class _Annotations:
+    """Where an answer's sources go: the next ``output_text`` of the answer, else its last."""
+
+    def __init__(self) -> None:
+        self.waiting: list[dict[str, Any]] = []
+        self.last: dict[str, Any] | None = None
+
+    def text(self, part: dict[str, Any]) -> dict[str, Any]:
+        if self.waiting:
+            part["annotations"].extend(self.waiting)
+            self.waiting = []
+        self.last = part
+        return part
+
+    def end_answer(self) -> None:
+        if self.waiting and self.last is not None:
+            self.last["annotations"].extend(self.waiting)
+        self.waiting, self.last = [], None
+
+
 def render_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+    return [item for items in render_each(messages) for item in items]
+
+
+def render_each(messages: Sequence[Message]) -> list[list[dict[str, Any]]]:
+    """Each message's input items (a message of sources alone has none: its sources annotate the
+    texts around it, across messages, by the rule of the module table)."""
+    out: list[list[dict[str, Any]]] = []
+    annotations = _Annotations()
     for msg in messages:
+        items: list[dict[str, Any]] = []
         if msg.role in INPUT_ROLES:
-            _input_message(msg, out)
+            annotations.end_answer()
+            _input_message(msg, items)
         else:
-            _assistant_side(msg, out)
+            _assistant_side(msg, items, annotations)
+        out.append(items)
+    annotations.end_answer()
     return out
 
 
@@ -91,7 +132,7 @@ def _is_decision(block: ToolResultBlock) -> bool:
     return isinstance(output, dict) and isinstance(output.get("approved"), bool)
 
 
-def _assistant_side(msg: Message, out: list[dict[str, Any]]) -> None:
+def _assistant_side(msg: Message, out: list[dict[str, Any]], annotations: _Annotations) -> None:
     text: dict[str, Any] | None = None
     for block in msg.content:
         if isinstance(block, TextBlock):
@@ -100,8 +141,11 @@ def _assistant_side(msg: Message, out: list[dict[str, Any]]) -> None:
                 if msg.id:
                     text["id"] = msg.id
                 out.append(text)
-            text["content"].append(output_text(block.text))
+            text["content"].append(annotations.text(output_text(block.text)))
             continue
+        if isinstance(block, SourceUrlBlock | SourceDocumentBlock):
+            annotations.waiting.append(source_annotation(block))
+            continue  # no item of its own: a text between two sources stays one message
         text = None  # a later text after a call or thought is a message of its own
         if isinstance(block, ReasoningBlock):
             summary = block.summary or ([block.text] if block.text else [])

@@ -52,6 +52,7 @@ from turnwire.formats.responses.items import (
     message_item,
     output_text,
     reasoning_item,
+    source_annotation,
 )
 from turnwire.formats.responses.response import RUN_FAILED_TEXT, TERMINAL, usage_body
 from turnwire.interactions import tool_call_id_of, tool_input_of, tool_name_of
@@ -367,14 +368,7 @@ class ResponseEncoder:
 
     # ------------------------------------------------------------------ sources
     def _source(self, event: SourceUrl | SourceDocument) -> list[Frame]:
-        annotation: dict[str, Any]
-        if isinstance(event, SourceUrl):
-            title = event.title or event.url
-            annotation = {"type": "url_citation", "url": event.url, "title": title, "start_index": 0}
-            annotation["end_index"] = 0
-        else:
-            filename = event.filename or event.title
-            annotation = {"type": "file_citation", "file_id": event.id, "filename": filename, "index": 0}
+        annotation = source_annotation(event)
         current = self._open
         if current is None or current["kind"] != "message":
             self._sources.append(annotation)

@@ -70,6 +70,7 @@ FORMAT = WireFormat(
     ndjson=False,
     version=VersionOption("x-ai-sdk-version", ClientVersion.parse, "vercel_client_version"),
     render_conversation=render_conversation,
+    sources=True,
 )
 
 __all__ = [

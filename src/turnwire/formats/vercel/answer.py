@@ -5,7 +5,7 @@ The batch answer and the stored conversation are rendered by one function
 it was answered. This module gives that function what the recorder stores of the turn, in the
 stream's order: one block per text, reasoning (with the stream's part id), call, result,
 non-transient data (transient data is no part of a message: the AI SDK hands it to ``onData``
-only) and file; a ``data-render`` block after a call or result that carries a ``render``; the
+only), file and source; a ``data-render`` block after a call or result that carries a ``render``; the
 parts of interaction requests (``interaction_parts``); an error's ``data-agent-error`` part, where
 the turn ends for its client (the AI SDK stops reading at the ``error`` chunk); and the turn's usage
 (the last ``usage`` event wins, as in the stream's ``finish``).
@@ -33,6 +33,10 @@ from turnwire.model import (
     MessageStart,
     ReasoningBlock,
     ResourceBlock,
+    SourceDocument,
+    SourceDocumentBlock,
+    SourceUrl,
+    SourceUrlBlock,
     TextBlock,
     Thought,
     ThoughtDelta,
@@ -127,6 +131,10 @@ def answer_of(events: Iterable[Event]) -> Answer:
         elif type(e) is FileEvent:
             if e.url and e.media_type:
                 blocks.append(ResourceBlock(uri=e.url, mime_type=e.media_type))
+        elif type(e) is SourceUrl:
+            blocks.append(SourceUrlBlock(e.id, e.url, e.title))
+        elif type(e) is SourceDocument:
+            blocks.append(SourceDocumentBlock(e.id, e.media_type, e.title, e.filename))
         elif type(e) is InteractionRequest:
             blocks.extend(interaction_parts(e))
         elif type(e) is ErrorEvent:

@@ -3,8 +3,8 @@
 ``UIStreamDecoder`` is stateful, one per stream: tool names are announced once per call
 (``tool-input-start``) and needed again by an approval request, and ``finish`` says ``other`` both
 for a paused and for a cancelled turn, told apart by whether an interaction request came first.
-Chunks that carry no content (steps, tool input deltas, sources, metadata) give no event; unknown
-chunk types are skipped, as the AI SDK's own reader tolerates them.
+Chunks that carry no content (steps, tool input deltas, metadata) give no event; sources give
+their source events; unknown chunk types are skipped, as the AI SDK's own reader tolerates them.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from turnwire.model import (
     MessageDelta,
     MessageEnd,
     MessageStart,
+    SourceDocument,
+    SourceUrl,
     ThoughtDelta,
     ThoughtEnd,
     ThoughtStart,
@@ -39,9 +41,7 @@ STOP_REASONS: Final[dict[str, str]] = {
 }
 """``finishReason`` → canonical stop reason (``other`` is decided by the decoder, see the module doc)."""
 
-_SILENT: Final = frozenset(
-    {"start-step", "finish-step", "tool-input-delta", "source-url", "source-document", "message-metadata"}
-)
+_SILENT: Final = frozenset({"start-step", "finish-step", "tool-input-delta", "message-metadata"})
 
 
 class UIStreamDecoder:
@@ -172,6 +172,26 @@ def _text(event: type) -> Any:
     return handle
 
 
+def _field(chunk: dict[str, Any], key: str) -> str | None:
+    value = chunk.get(key)
+    return value if isinstance(value, str) else None
+
+
+def _source_url(chunk: dict[str, Any]) -> list[Event]:
+    source_id, url = _field(chunk, "sourceId"), _field(chunk, "url")
+    if source_id is None or url is None:
+        return []
+    return [SourceUrl(source_id, url, _field(chunk, "title"))]
+
+
+def _source_document(chunk: dict[str, Any]) -> list[Event]:
+    source_id, title = _field(chunk, "sourceId"), _field(chunk, "title")
+    media_type = _field(chunk, "mediaType")
+    if source_id is None or media_type is None or title is None:
+        return []
+    return [SourceDocument(source_id, media_type, title, _field(chunk, "filename"))]
+
+
 _HANDLERS: Final[dict[str, Any]] = {
     "start": UIStreamDecoder._start,
     "text-start": _text(MessageStart),
@@ -195,6 +215,11 @@ _HANDLERS: Final[dict[str, Any]] = {
     "error": UIStreamDecoder._error,
     "file": lambda self, chunk: [
         FileEvent(url=str(chunk.get("url")), media_type=str(chunk.get("mediaType")))
+    ],
+    "source-url": lambda self, chunk: _source_url(chunk),
+    "source-document": lambda self, chunk: _source_document(chunk),
+    "reasoning-file": lambda self, chunk: [
+        FileEvent(url=str(chunk.get("url")), media_type=str(chunk.get("mediaType")), reasoning=True)
     ],
     "finish": UIStreamDecoder._finish,
     "abort": UIStreamDecoder._abort,

@@ -1,7 +1,8 @@
 """UIMessages (AI SDK v5/v6/v7) → canonical messages.
 
 Lenient: unknown keys and unknown part types never fail; parts the model can hold are kept
-(``source-*`` and unknown types as ``UnknownBlock``). Strict where a guess would be wrong: a message
+(unknown types, and ``source-*`` parts with keys the source blocks have no field for, as
+``UnknownBlock``). Strict where a guess would be wrong: a message
 or part that is not an object, or an approval that is not a real boolean, is an ``InputError``.
 """
 
@@ -24,6 +25,8 @@ from turnwire.model import (
     Message,
     ReasoningBlock,
     ResourceBlock,
+    SourceDocumentBlock,
+    SourceUrlBlock,
     TextBlock,
     ToolCallBlock,
     ToolResultBlock,
@@ -285,8 +288,31 @@ def _part(part: dict[str, Any], kind: str, out: list[Block], loc: tuple[str | in
         )
     elif kind.startswith("data-"):
         out.append(DataBlock(data=part.get("data"), name=kind[5:] or None))
+    elif kind in SOURCE_PARTS:
+        out.append(_source(part, SOURCE_PARTS[kind]) or UnknownBlock(part))
     else:
         out.append(UnknownBlock(part))
+
+
+SOURCE_PARTS: Final = {
+    "source-url": ("sourceId", "url", "title"),
+    "source-document": ("sourceId", "mediaType", "title", "filename"),
+}
+"""Source part type → the keys its block holds (the part's required keys first)."""
+
+
+def _source(part: dict[str, Any], keys: tuple[str, ...]) -> Block | None:
+    """The block of a source part that holds nothing else (its type and ``keys``, all strings;
+    ``title`` optional on a URL, ``filename`` on a document), else ``None``."""
+    if any(k != "type" and (k not in keys or not isinstance(v, str)) for k, v in part.items()):
+        return None
+    if part["type"] == "source-url":
+        if "sourceId" not in part or "url" not in part:
+            return None
+        return SourceUrlBlock(part["sourceId"], part["url"], part.get("title"))
+    if any(k not in part for k in keys[:3]):
+        return None
+    return SourceDocumentBlock(part["sourceId"], part["mediaType"], part["title"], part.get("filename"))
 
 
 def _file(part: dict[str, Any]) -> Block:

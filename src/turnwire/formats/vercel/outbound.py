@@ -22,6 +22,8 @@ from turnwire.model import (
     Message,
     ReasoningBlock,
     ResourceBlock,
+    SourceDocumentBlock,
+    SourceUrlBlock,
     TextBlock,
     ToolCallBlock,
     ToolResultBlock,
@@ -39,8 +41,9 @@ ROLES: Final[dict[str, str]] = {
 TOOL_ROLES: Final = frozenset({"tool", "function"})
 
 KEPT_UNKNOWN_PARTS: Final = frozenset({"source-url", "source-document", "step-start"})
-"""Part types every AI SDK version knows that the canonical model keeps only as ``UnknownBlock``
-(``step-start``: put in by ``with_steps``)."""
+"""Part types every AI SDK version knows that the canonical model keeps as ``UnknownBlock`` when
+it cannot say them (``step-start``: put in by ``with_steps``; a source part with keys beyond the
+source blocks' fields, such as ``providerMetadata``, is kept as it came)."""
 STEP_START: Final = {"type": "step-start"}
 
 DEFAULT_MEDIA_TYPE: Final = "application/octet-stream"
@@ -136,6 +139,17 @@ def _render_blocks(msg: Message, parts: list[dict[str, Any]], tool_parts: dict[s
                 "providerMetadata": {"agenta": {"attachmentId": block.attachment_id}},
             }
             if block.filename:
+                part["filename"] = block.filename
+            parts.append(part)
+        elif isinstance(block, SourceUrlBlock):
+            part = {"type": "source-url", "sourceId": block.id, "url": block.url}
+            if block.title is not None:
+                part["title"] = block.title
+            parts.append(part)
+        elif isinstance(block, SourceDocumentBlock):
+            part = {"type": "source-document", "sourceId": block.id, "mediaType": block.media_type}
+            part["title"] = block.title
+            if block.filename is not None:
                 part["filename"] = block.filename
             parts.append(part)
         elif isinstance(block, UnknownBlock) and _kept(block):

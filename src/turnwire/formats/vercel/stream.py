@@ -14,7 +14,7 @@ from typing import Any, Final
 from turnwire.formats.vercel import tool_states
 from turnwire.formats.vercel.error_chunks import NO_OUTPUT_TEXT, error_code, error_pair
 from turnwire.formats.vercel.finish_reason import finish_reason
-from turnwire.formats.vercel.interaction_chunks import interaction_chunks
+from turnwire.formats.vercel.interaction_chunks import decision_chunks, interaction_chunks
 from turnwire.formats.vercel.versions import ClientVersion
 from turnwire.model import (
     UNSET,
@@ -284,11 +284,18 @@ class UIStreamEncoder:
     # ----------------------------------------------------------------- tools
 
     def tool_input(
-        self, call_id: str, name: str | None, arguments: Any, *, rename: bool = False
+        self,
+        call_id: str,
+        name: str | None,
+        arguments: Any,
+        *,
+        rename: bool = False,
+        title: str | None = None,
     ) -> list[Chunk]:
         """``tool-input-start`` (first sight in this turn) + ``tool-input-available``.
 
         The name is fixed at first sight; ``rename`` (an approval's resolved name) may replace it.
+        ``title``: the tool's display title when one is known, on both chunks for v6 and v7.
         """
         chunks: list[Chunk] = []
         known = self.tool_names.get(call_id)
@@ -307,6 +314,9 @@ class UIStreamEncoder:
                 "input": {} if value is None else value,
             }
         )
+        if title is not None and self.client_version.tool_titles:
+            for chunk in chunks:
+                chunk["title"] = title
         self._content = True
         return chunks
 
@@ -387,6 +397,12 @@ class UIStreamEncoder:
             self._content = True
         return chunks
 
+    def _decision(self, event: InteractionResponse) -> list[Chunk]:
+        chunks = decision_chunks(self, event)
+        if chunks:
+            self._content = True
+        return chunks
+
     def _data(self, event: DataEvent) -> list[Chunk]:
         chunk: Chunk = {"type": f"data-{event.name or 'data'}", "data": event.data}
         if event.transient:
@@ -398,7 +414,9 @@ class UIStreamEncoder:
         if not event.url or not event.media_type:
             return []
         self._content = True
-        return [{"type": "file", "url": event.url, "mediaType": event.media_type}]
+        # ai 7 keeps a file from the model's reasoning apart; older clients have no such chunk.
+        kind = "reasoning-file" if event.reasoning and self.client_version is ClientVersion.V7 else "file"
+        return [{"type": kind, "url": event.url, "mediaType": event.media_type}]
 
     def _source_url(self, event: SourceUrl) -> list[Chunk]:
         chunk: Chunk = {"type": "source-url", "sourceId": event.id, "url": event.url}
@@ -471,7 +489,7 @@ _HANDLERS: Final[dict[type, Any]] = {
     ToolCall: UIStreamEncoder._tool_call,
     ToolResult: UIStreamEncoder._tool_result,
     InteractionRequest: UIStreamEncoder._interaction,
-    InteractionResponse: UIStreamEncoder._ignore,  # an echo of an answer the client already holds
+    InteractionResponse: UIStreamEncoder._decision,
     DataEvent: UIStreamEncoder._data,
     FileEvent: UIStreamEncoder._file,
     Usage: UIStreamEncoder._usage,

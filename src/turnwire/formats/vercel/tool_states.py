@@ -57,17 +57,23 @@ def approval_decision(part: dict[str, Any], loc: tuple[str | int, ...]) -> tuple
     approved = approval.get("approved")
     if approved is not None and not isinstance(approved, bool):
         raise InputError("approval.approved must be true or false", loc=(*loc, "approval", "approved"))
-    token = approval.get("id")
-    if approved is not None and token is not None and not isinstance(token, str):
-        raise InputError("approval.id must be a string", loc=(*loc, "approval", "id"))
+    for key in TOKEN_KEYS:
+        token = approval.get(key)
+        if approved is not None and token is not None and not isinstance(token, str):
+            raise InputError(f"approval.{key} must be a string", loc=(*loc, "approval", key))
     return approved, approval
+
+
+TOKEN_KEYS: Final = ("signature", "id")
+"""Where a decision's approval token is read, first found first: ai 7 returns the ``signature``
+the approval request carried (turnwire's signed token), every version the ``approvalId``."""
 
 
 def decision_output(approved: bool, approval: dict[str, Any] | None) -> dict[str, Any]:
     output: dict[str, Any] = {"approved": approved}
     if approval is not None:
-        token = approval.get("id")
-        if isinstance(token, str) and token:
+        token = next((t for k in TOKEN_KEYS if isinstance(t := approval.get(k), str) and t), None)
+        if token is not None:
             output["interactionToken"] = token
         reason = approval.get("reason")
         if isinstance(reason, str) and reason:

@@ -2,7 +2,8 @@
 
 Clients before ai 5.0.217 / 6.0.231 / 7.0.32 validate chunks with strict schemas: an unknown key or
 chunk type aborts the stream. The encoder only ever emits the keys every version knows, so the
-version decides just two things: whether approval chunks may be sent and which finishReasons exist.
+version decides whether approval chunks may be sent, which finishReasons exist, and which of the
+newer keys and chunks (a tool's ``title``; ai 7's, docs/vercel.md) a client gets.
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ class ClientVersion(enum.Enum):
         stream that hides the request, and every approval-capable client (v6, v7) accepts them.
         """
         return self is not ClientVersion.V5
+
+    @property
+    def tool_titles(self) -> bool:
+        """Tool chunks may carry a display ``title`` (v6+; the strict v5 schema has no such key)."""
+        return self is ClientVersion.V6 or self is ClientVersion.V7
 
     @classmethod
     def parse(cls, value: str | int | None) -> ClientVersion:

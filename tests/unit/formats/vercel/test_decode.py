@@ -197,3 +197,16 @@ def test_a_call_refreshed_with_new_input_is_told_again() -> None:
 
     calls = decode_chunks([told({"a": 1}), told({"a": 1}), told({"a": 2})])
     assert calls == [ToolCall(id="c1", name="t", input={"a": 1}), ToolCall(id="c1", name="t", input={"a": 2})]
+
+
+def test_sources_and_a_reasoning_file_read_back_as_the_events_that_made_them() -> None:
+    from turnwire.model import FileEvent, SourceDocument, SourceUrl
+
+    events: list[Event] = [
+        SourceUrl("s1", "https://example.com", "Example"),
+        SourceDocument("s2", "application/pdf", "Doc", "d.pdf"),
+        FileEvent("https://example.com/r.png", "image/png", reasoning=True),
+    ]
+    decoder = UIStreamDecoder()
+    got = [e for c in _chunks(events, ClientVersion.V7) for e in decoder.decode(c)]
+    assert [e for e in got if not isinstance(e, Done)] == events

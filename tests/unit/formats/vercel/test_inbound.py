@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from turnwire.errors import InputError
-from turnwire.formats.vercel import continuation_id, parse_messages
+from turnwire.formats.vercel import continuation_id, parse_messages, render_messages
 from turnwire.model import (
     UNSET,
     AttachmentBlock,
@@ -15,6 +15,8 @@ from turnwire.model import (
     ImageBlock,
     ReasoningBlock,
     ResourceBlock,
+    SourceDocumentBlock,
+    SourceUrlBlock,
     TextBlock,
     ToolCallBlock,
     ToolResultBlock,
@@ -241,10 +243,24 @@ def test_reasoning_becomes_reasoning_block_and_data_part_a_named_data_block() ->
     assert got == [ReasoningBlock("hmm", id="r1"), DataBlock(data={"t": 1}, name="weather")]
 
 
-def test_source_parts_and_unknown_part_types_are_kept_raw() -> None:
-    src = {"type": "source-url", "sourceId": "s", "url": "https://x"}
+def test_source_parts_become_source_blocks() -> None:
+    url = {"type": "source-url", "sourceId": "s", "url": "https://x", "title": "X"}
+    doc = {"type": "source-document", "sourceId": "d", "mediaType": "application/pdf", "title": "Doc"}
+    assert blocks(url, doc) == [
+        SourceUrlBlock("s", "https://x", "X"),
+        SourceDocumentBlock("d", "application/pdf", "Doc"),
+    ]
+
+
+def test_source_parts_with_more_than_a_block_holds_and_unknown_part_types_are_kept_raw() -> None:
+    meta = {"type": "source-url", "sourceId": "s", "url": "https://x", "providerMetadata": {"p": {"k": 1}}}
+    partial = {"type": "source-document", "sourceId": "d", "title": "no media type"}
     new = {"type": "some-future-part", "x": 1}
-    assert blocks(src, new) == [UnknownBlock(src), UnknownBlock(new)]
+    assert blocks(meta, partial, new) == [UnknownBlock(meta), UnknownBlock(partial), UnknownBlock(new)]
+    # Rendered back as they came.
+    assert render_messages(parse_messages([{"id": "a", "role": "assistant", "parts": [meta, partial]}])) == [
+        {"id": "a", "role": "assistant", "parts": [meta, partial]}
+    ]
 
 
 def test_data_parts_in_user_messages_and_unknown_keys_never_fail() -> None:
@@ -377,3 +393,21 @@ def test_an_approval_without_a_decision_may_carry_any_id() -> None:
         "approval": {"id": 9},
     }
     assert blocks(part) == [ToolCallBlock("c", "x", {})]
+
+
+def test_an_ai_7_decision_returns_its_signature_which_is_read_as_the_token() -> None:
+    part = {
+        "type": "tool-rm",
+        "toolCallId": "c",
+        "state": "approval-responded",
+        "input": {},
+        "approval": {"id": "ap_1", "approved": True, "signature": "ap_signed", "isAutomatic": False},
+    }
+    assert blocks(part)[1].output == {"approved": True, "interactionToken": "ap_signed"}
+
+
+def test_a_signature_of_another_type_on_a_decision_is_an_input_error_naming_it() -> None:
+    part = {"type": "tool-rm", "toolCallId": "c", "approval": {"id": "a", "approved": True, "signature": 7}}
+    with pytest.raises(InputError) as err:
+        parse_messages([{"role": "assistant", "parts": [part]}])
+    assert err.value.loc == ("messages", 0, "parts", 0, "approval", "signature")

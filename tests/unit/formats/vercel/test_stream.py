@@ -460,3 +460,65 @@ def test_a_stopped_turn_says_abort_before_finish_with_its_reason_for_v7_only() -
         out = run([MessageEvent("partial")], "cancelled", client_version=version)
         assert out[-2] == {"type": "abort"}
     assert "abort" not in types(run([MessageEvent("done")], "end_turn"))
+
+
+AUTO = InteractionResponse(
+    "auto-1", "user_approval", {"toolCallId": "c", "approved": False, "reason": "policy"}
+)
+
+
+def test_a_decision_without_the_user_is_an_automatic_request_answered_at_once_for_ai_7() -> None:
+    out = body(run([ToolCall("c", "rm", {}), AUTO], client_version=ClientVersion.V7))
+    assert out[-2:] == [
+        {"type": "tool-approval-request", "approvalId": "auto-1", "toolCallId": "c", "isAutomatic": True},
+        {"type": "tool-approval-response", "approvalId": "auto-1", "approved": False, "reason": "policy"},
+    ]
+
+
+@pytest.mark.parametrize("version", [ClientVersion.DEFAULT, ClientVersion.V6, ClientVersion.V5])
+def test_older_clients_get_no_chunk_for_a_decision(version: ClientVersion) -> None:
+    assert types(body(run([ToolCall("c", "rm", {}), AUTO], client_version=version))) == [
+        "tool-input-start",
+        "tool-input-available",
+    ]
+
+
+def test_a_decision_for_a_call_the_client_does_not_hold_or_of_another_kind_sends_nothing() -> None:
+    unknown = InteractionResponse("a", "user_approval", {"toolCallId": "elsewhere", "approved": True})
+    undecided = InteractionResponse("b", "user_approval", {"toolCallId": "c", "approved": "yes"})
+    answer = InteractionResponse("i", "user_input", {"toolCallId": "c", "approved": True})
+    events: list[Event] = [ToolCall("c", "rm", {}), unknown, undecided, answer]
+    assert "tool-approval-request" not in types(run(events, client_version=ClientVersion.V7))
+
+
+def test_ai_7_approval_requests_carry_the_signed_token_as_signature_older_ones_do_not() -> None:
+    request = InteractionRequest("ap_token", "user_approval", {"toolCallId": "c", "toolName": "rm"})
+    v7 = [
+        c
+        for c in run([request], "paused", client_version=ClientVersion.V7)
+        if c["type"] == "tool-approval-request"
+    ]
+    assert v7 == [
+        {
+            "type": "tool-approval-request",
+            "approvalId": "ap_token",
+            "toolCallId": "c",
+            "signature": "ap_token",
+        }
+    ]
+    for version in (ClientVersion.DEFAULT, ClientVersion.V6):
+        (chunk,) = [
+            c
+            for c in run([request], "paused", client_version=version)
+            if c["type"] == "tool-approval-request"
+        ]
+        assert "signature" not in chunk
+
+
+def test_a_file_from_the_reasoning_is_a_reasoning_file_for_ai_7_and_a_file_before() -> None:
+    event = FileEvent("https://x/a.png", "image/png", reasoning=True)
+    assert body(run([event], client_version=ClientVersion.V7)) == [
+        {"type": "reasoning-file", "url": "https://x/a.png", "mediaType": "image/png"}
+    ]
+    for version in (ClientVersion.DEFAULT, ClientVersion.V6, ClientVersion.V5):
+        assert types(body(run([event], client_version=version))) == ["file"]

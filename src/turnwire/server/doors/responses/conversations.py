@@ -10,6 +10,7 @@ format); ``POST`` adds items to it without running the agent. All tenant-scoped.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Final
 
@@ -17,10 +18,11 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from turnwire.conversations.planning import to_messages
-from turnwire.conversations.stored import stored_conversation
+from turnwire.conversations.stored import read_conversation
 from turnwire.errors import InputError
-from turnwire.formats.responses import parse_input, render_messages
-from turnwire.model import DataBlock, Message
+from turnwire.formats.agentex.sources import source_blocks
+from turnwire.formats.responses import parse_input, render_each
+from turnwire.model import DataBlock, Message, Role
 from turnwire.runtime.context import new_random_id
 from turnwire.server.context import AppContext, current
 from turnwire.server.doors.responses.openapi import ITEMS, conversation_answers
@@ -29,6 +31,7 @@ from turnwire.server.doors.responses.state import session_task
 from turnwire.server.http.errors import RequestError, json_response
 from turnwire.server.http.openai_errors import NotFound, openai_error
 from turnwire.server.turns.door import read_object
+from turnwire.store.base import StoredMessage
 from turnwire.store.conversation_list import without_labels
 
 PREFIX: Final = "conv_"
@@ -115,12 +118,21 @@ def _items(body: dict[str, Any], required: bool) -> list[Message]:
         raise RequestError(400, [exc]) from None
 
 
-def rendered_items(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Stored records → input items, each named by the record it came from."""
-    messages = [m for m in to_messages(records) if not any(isinstance(b, DataBlock) for b in m.content)]
+def rendered_items(stored: Sequence[StoredMessage]) -> list[dict[str, Any]]:
+    """Stored messages → input items, each named by the record it came from; the sources noted
+    beside a record (``sources_before`` / ``sources_after``) annotate the texts of its answer."""
+    messages: list[Message] = []
+    for record, message in zip(stored, to_messages(m.record for m in stored), strict=True):
+        if any(isinstance(b, DataBlock) for b in message.content):
+            message = Message(Role.ASSISTANT, [])  # no item: sources noted beside it still count
+        for key in ("sources_before", None, "sources_after"):
+            if key is None:
+                messages.append(message)
+            elif blocks := source_blocks(record.note.get(key)):
+                messages.append(Message(Role.ASSISTANT, list(blocks)))
     out: list[dict[str, Any]] = []
-    for message in messages:
-        for k, item in enumerate(render_messages([message])):
+    for message, items in zip(messages, render_each(messages), strict=True):
+        for k, item in enumerate(items):
             item.setdefault("id", f"{message.id}" if k == 0 else f"{message.id}_{k}")
             out.append(item)
     return out
@@ -168,8 +180,8 @@ async def list_items(conversation_id: str, request: Request) -> Response:
     try:
         app = current(request)
         task = await _task(app, conversation_id)
-        records = await stored_conversation(_store(app, conversation_id), task["id"])
-        return json_response(page(rendered_items(records), request), 200)
+        stored = await read_conversation(_store(app, conversation_id), task["id"])
+        return json_response(page(rendered_items(stored), request), 200)
     except Exception as exc:
         return openai_error(exc)
 
@@ -179,7 +191,8 @@ async def add_items(conversation_id: str, request: Request) -> Response:
         app = current(request)
         task = await _task(app, conversation_id)
         messages = _items(await read_object(request, app), required=True)
-        stored = await _store(app, conversation_id).append_messages(task["id"], messages)
-        return json_response(page(rendered_items(stored), request, order="asc"), 200)
+        records = await _store(app, conversation_id).append_messages(task["id"], messages)
+        added = [StoredMessage(r, {}, None) for r in records]
+        return json_response(page(rendered_items(added), request, order="asc"), 200)
     except Exception as exc:
         return openai_error(exc)

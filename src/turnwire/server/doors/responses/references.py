@@ -53,6 +53,6 @@ def item_ids(stored: list[StoredMessage]) -> set[str]:
         for item in [*(response.get("output") or ()), *(envelope.get("input") or ())]:
             if isinstance(item, dict) and isinstance(item.get("id"), str):
                 ids.add(item["id"])
-    for item in rendered_items([m.record for m in stored]):
+    for item in rendered_items(stored):
         ids.add(str(item["id"]))
     return ids
