@@ -5,14 +5,18 @@ for all): pydantic-ai's ``VercelAIAdapter`` vs ``turnwire serve`` ``/chat``, pyd
 ``AGUIAdapter`` vs ``turnwire serve`` ``/agui``, and the same words from an executor behind
 a2a-sdk's own server classes (JSON-RPC routes, ``DefaultRequestHandlerV2``, ``InMemoryTaskStore``)
 vs ``turnwire serve``'s A2A door ``/a2a``, both answering ``SendStreamingMessage``
-(``peers_apps.py``; turnwire records every turn in SQLite, a fresh file per run). For each
+(``peers_apps.py``), and one of this wave's framework adapters: a LangGraph graph streaming the same
+words on bare Starlette (``/graph``, each chunk one SSE frame) vs behind ``turnwire serve`` ``/chat``
+through ``langgraph_agent`` (``peers_graph.py``); that pair also runs the graph alone in this process,
+no HTTP, for the framework's own CPU per turn. turnwire records every turn in SQLite, a fresh file
+per run. For each
 concurrency level the asyncio load generator (aiohttp) keeps that many turns in flight until
 the level's turns are done, each a new conversation, and records the time to the first body
 byte, whether the whole answer arrived (200 and the last word), the server's CPU time
 (``/proc``) and its peak RSS. Rounds alternate the order within each pair,
 so neither side always runs on a warmer or quieter machine; quote the ratios.
 
-    bench/.venv/bin/python bench/peers.py [--levels 1,30,300] [--rounds 2] [--pairs vercel,agui,a2a]
+    bench/.venv/bin/python bench/peers.py [--levels 1,30,300] [--rounds 2] [--pairs vercel,agui,a2a,langgraph]
         [--turns 1:40,30:300,300:600]
 
 Writes a Markdown table on stdout (``make bench`` saves it as ``out/peers.md``).
@@ -30,7 +34,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -92,12 +96,18 @@ def _uvicorn(app: str) -> Callable[[int, str], list[str]]:
     return command
 
 
-def _turnwire(port: int, workdir: str) -> list[str]:
-    exe = str(Path(sys.executable).with_name("turnwire"))
-    return [
-        exe, "serve", "--port", str(port), "--app-dir", str(BENCH), "--agent", "peer=peers_apps:agent",
-        "--default-agent", "peer", "--db", f"sqlite:///{workdir}/peers.db", "--log-level", "warning",
-    ]  # fmt: skip
+def _turnwire_with(agent: str) -> Callable[[int, str], list[str]]:
+    def command(port: int, workdir: str) -> list[str]:
+        exe = str(Path(sys.executable).with_name("turnwire"))
+        return [
+            exe, "serve", "--port", str(port), "--app-dir", str(BENCH), "--agent", f"peer={agent}",
+            "--default-agent", "peer", "--db", f"sqlite:///{workdir}/peers.db", "--log-level", "warning",
+        ]  # fmt: skip
+
+    return command
+
+
+_turnwire = _turnwire_with("peers_apps:agent")
 
 
 PAIRS: dict[str, tuple[Server, Server]] = {
@@ -113,7 +123,13 @@ PAIRS: dict[str, tuple[Server, Server]] = {
         Server("a2a-sdk server", "/a2a", a2a_body, _uvicorn("peers_apps:a2a_app"), A2A_HEADERS),
         Server("turnwire /a2a", "/a2a", a2a_body, _turnwire, A2A_HEADERS),
     ),
+    "langgraph": (
+        Server("LangGraph graph on Starlette", "/graph", vercel_body, _uvicorn("peers_graph:graph_app")),
+        Server("turnwire /chat (langgraph_agent)", "/chat", vercel_body, _turnwire_with("peers_graph:agent")),
+    ),
 }
+GRAPH_ALONE: Final = "LangGraph graph alone, in process"
+"""The langgraph pair's third figure: the same graph's turns on this process's loop, no HTTP."""
 
 
 @dataclass
@@ -127,6 +143,8 @@ class Result:
     wall_s: float = 0.0
     cpu_s: float = 0.0
     rss_mb: float = 0.0
+    load: float = 0.0
+    """The machine's 1-minute load average when the level ended (other sessions share the cores)."""
 
 
 @contextlib.contextmanager
@@ -225,7 +243,20 @@ def measure(server: Server, level: int, turns: int, round_no: int) -> Result:
         result.turns = len(ttfbs)
         result.failed = sum(1 for t in ttfbs if t is None)
         result.ttfb_ms = [t for t in ttfbs if t is not None]
+        result.load = os.getloadavg()[0]
         return result
+
+
+def measure_alone(level: int, turns: int, round_no: int) -> Result:
+    """The langgraph pair's graph alone: its turns on an event loop of this process (uvloop, as
+    the servers run), no HTTP; CPU per turn is the framework's own."""
+    import peers_graph  # only this pair needs LangGraph
+
+    cpu_ms, tps = peers_graph.in_process(level, turns)
+    return Result(
+        GRAPH_ALONE, level, round_no, turns=turns, wall_s=turns / tps, cpu_s=cpu_ms * turns / 1000,
+        load=os.getloadavg()[0],
+    )  # fmt: skip
 
 
 def pct(values: list[float], q: float) -> float:
@@ -241,8 +272,14 @@ def table(results: list[Result], pairs: list[str], levels: list[int]) -> str:
         "CPU per turn = server CPU time over the level's turns (warm-up excluded).",
         "",
         "| wire | concurrent | server | CPU per turn (ms) | first byte p50 (ms) | first byte p99 (ms) "
-        "| turns/s | peak RSS (MB) | failed |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| turns/s | peak RSS (MB) | failed | load |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    shares = [
+        "",
+        "| concurrent | graph alone in process: CPU per turn (ms) | graph on Starlette (ms) "
+        "| turnwire /chat (ms) | turnwire's share of its CPU per turn | turnwire ÷ graph on Starlette |",
+        "|---|---|---|---|---|---|",
     ]
     ratios = [
         "",
@@ -264,8 +301,28 @@ def table(results: list[Result], pairs: list[str], levels: list[int]) -> str:
                     figures.setdefault(name, []).append((cpu, p50, p99, tps))
                     lines.append(
                         f"| {pair} | {level} | {name} (round {r.round}) | {cpu:.1f} | {p50:.1f} | {p99:.1f} "
-                        f"| {tps:.1f} | {r.rss_mb:.0f} | {r.failed} |"
+                        f"| {tps:.1f} | {r.rss_mb:.0f} | {r.failed} | {r.load:.1f} |"
                     )
+            if pair == "langgraph":
+                alone = [r for r in results if r.level == level and r.server == GRAPH_ALONE]
+                for r in alone:
+                    lines.append(
+                        f"| {pair} | {level} | {GRAPH_ALONE} (round {r.round}) | {_cpu(r):.1f} | – | – "
+                        f"| {r.turns / r.wall_s:.1f} | – | 0 | {r.load:.1f} |"
+                    )
+                bare, tw = (per.get(PAIRS[pair][i].name, []) for i in (0, 1))
+                if alone and bare and tw:
+                    # Round by round: each round's three measures ran back to back.
+                    rows = list(zip(alone, bare, tw, strict=False))
+                    share = [(_cpu(t) - _cpu(a)) / _cpu(t) for a, _, t in rows]
+                    cells = [
+                        _span(_cpu(a) for a, _, _ in rows),
+                        _span(_cpu(b) for _, b, _ in rows),
+                        _span(_cpu(t) for _, _, t in rows),
+                        _span(share, "{:.0%}"),
+                        _span((_cpu(t) / _cpu(b) for _, b, t in rows), "{:.2f}×"),
+                    ]
+                    shares.append(f"| {level} | " + " | ".join(cells) + " |")
             peer, ours = (figures.get(PAIRS[pair][i].name, []) for i in (0, 1))
             if peer and ours:
                 cells = []
@@ -273,7 +330,20 @@ def table(results: list[Result], pairs: list[str], levels: list[int]) -> str:
                     each = [o[i] / p[i] for o, p in zip(ours, peer, strict=False) if p[i]]
                     cells.append("–".join(f"{x:.2f}×" for x in sorted(each)) if each else "n/a")
                 ratios.append(f"| {pair} | {level} | " + " | ".join(cells) + " |")
-    return "\n".join(lines + ratios) + "\n"
+    if len(shares) == 3:
+        return "\n".join(lines + ratios) + "\n"
+    return "\n".join([*lines, *ratios, *shares]) + "\n"
+
+
+def _cpu(r: Result) -> float:
+    return r.cpu_s / max(r.turns, 1) * 1000
+
+
+def _span(values: Iterable[float], fmt: str = "{:.1f}") -> str:
+    """``low–high`` of a figure over the rounds (one value when they agree)."""
+    ordered = sorted(values)
+    cells = dict.fromkeys(fmt.format(v) for v in (ordered[0], ordered[-1]))
+    return "–".join(cells)
 
 
 def main() -> None:
@@ -298,9 +368,13 @@ def main() -> None:
                     r = results[-1]
                     print(
                         f"# {pair} c={level} {server.name} r{round_no}: {r.turns} turns, {r.failed} failed, "
-                        f"p50 {pct(r.ttfb_ms, 0.5):.1f} ms, cpu {r.cpu_s:.2f} s",
+                        f"p50 {pct(r.ttfb_ms, 0.5):.1f} ms, cpu {r.cpu_s:.2f} s, load {r.load:.1f}",
                         file=sys.stderr,
                     )
+                if pair == "langgraph":
+                    results.append(measure_alone(level, turns.get(level, level * 10), round_no))
+                    r = results[-1]
+                    print(f"# {pair} c={level} alone r{round_no}: cpu {r.cpu_s:.2f} s", file=sys.stderr)
     sys.stdout.write(table(results, pairs, levels))
 
 
