@@ -11,6 +11,7 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from turnwire.model import Done
 from turnwire.observability.http import current_request
 from turnwire.runtime.context import new_random_id
 
@@ -18,6 +19,7 @@ log = logging.getLogger("turnwire.observability")
 
 if TYPE_CHECKING:
     from turnwire.observability.metrics import TurnClock, TurnMetrics
+    from turnwire.observability.span_book import SpanBook
     from turnwire.observability.turn_span import TurnSpan, TurnTracer
     from turnwire.runtime.runner import EventRun
     from turnwire.server.settings import Settings
@@ -66,6 +68,11 @@ class Observer:
         if request is not None:
             request.trace_id, request.session = trace_id, session_id
         return TurnWatch(span, clock, trace_id)
+
+    def use_spans(self, book: SpanBook) -> None:
+        """Record the turns' spans in ``book`` (Agentex's ``/spans``; the store's, once open)."""
+        if self.tracer is not None:
+            self.tracer.book = book
 
     def timed_store(self, store: Any) -> Any:
         """``store`` with its operations timed, when metrics are on (else ``store`` itself)."""
@@ -153,11 +160,17 @@ class WatchedRun:
         else:
             event = await self._run.pull(timeout)
         if event is not None:
+            span = watch.span
+            final = span is not None and type(event) is Done
             try:
-                if watch.span is not None:
-                    watch.span.on_event(event)
+                if final:
+                    await span.before_end()  # type: ignore[union-attr]
+                if span is not None:
+                    span.on_event(event)
                 if watch.clock is not None:
                     watch.clock.on_event(event)
+                if final:
+                    await span.after_end()  # type: ignore[union-attr]
             except Exception:
                 # Observing a turn must never break it: this turn goes on unobserved.
                 log.exception("observing a turn failed; the turn goes on without its span and metrics")
