@@ -28,15 +28,33 @@ if TYPE_CHECKING:
 class Observer:
     """Tracing (``tracer``) and metrics (``metrics``) of one app; either may be ``None``."""
 
-    def __init__(self, tracer: TurnTracer | None, metrics: TurnMetrics | None, provider: Any = None) -> None:
+    def __init__(
+        self,
+        tracer: TurnTracer | None,
+        metrics: TurnMetrics | None,
+        provider: Any = None,
+        meter_provider: Any = None,
+        *,
+        serve_metrics: bool = True,
+    ) -> None:
         self.tracer = tracer
         self.metrics = metrics
         self.provider = provider
         """The SDK's tracer provider (``flush``, ``shutdown``), when tracing."""
+        self.meter_provider = meter_provider
+        """The SDK's meter provider, when the metrics are pushed over OTLP."""
+        self.serve_metrics = serve_metrics and metrics is not None
+        """Whether ``GET /metrics`` is served (``--metrics``); pushed only, they are not."""
 
     @classmethod
     def build(
-        cls, settings: Settings, *, trace: bool, metrics: bool, environ: Mapping[str, str] | None = None
+        cls,
+        settings: Settings,
+        *,
+        trace: bool,
+        metrics: bool,
+        push: bool = False,
+        environ: Mapping[str, str] | None = None,
     ) -> Observer:
         tracer = provider = None
         if trace:
@@ -47,12 +65,18 @@ class Observer:
             provider = tracer_provider(environ)
             otel_tracer = provider.get_tracer("turnwire", __version__)
             tracer = TurnTracer(otel_tracer, capture_content=capture_content(environ))
-        measured = None
-        if metrics:
+        measured = meters = mirror = None
+        if push:
+            from turnwire import __version__
+            from turnwire.observability.otlp_metrics import meter_provider, mirror_on
+
+            meters = meter_provider(environ)
+            mirror = mirror_on(meters.get_meter("turnwire", __version__))
+        if metrics or push:
             from turnwire.observability.metrics import TurnMetrics
 
-            measured = TurnMetrics()
-        return cls(tracer, measured, provider)
+            measured = TurnMetrics(mirror)
+        return cls(tracer, measured, provider, meters, serve_metrics=metrics)
 
     def start_turn(self, agent: str, session_id: str, scope: str, *, resume: bool) -> TurnWatch:
         request = current_request()
@@ -83,12 +107,16 @@ class Observer:
         return TimedStore(store, self.metrics)
 
     def flush(self, timeout_millis: int = 5000) -> bool:
-        """Export every ended span now (tests, shutdown)."""
-        return self.provider is None or bool(self.provider.force_flush(timeout_millis))
+        """Export every ended span (and, pushed, the metrics) now (tests, shutdown)."""
+        spans = self.provider is None or bool(self.provider.force_flush(timeout_millis))
+        metrics = self.meter_provider is None or bool(self.meter_provider.force_flush(timeout_millis))
+        return spans and metrics
 
     def shutdown(self) -> None:
         if self.provider is not None:
             self.provider.shutdown()
+        if self.meter_provider is not None:
+            self.meter_provider.shutdown()
 
 
 class TurnWatch:
