@@ -99,12 +99,13 @@ class Observer:
             self.tracer.book = book
 
     def timed_store(self, store: Any) -> Any:
-        """``store`` with its operations timed, when metrics are on (else ``store`` itself)."""
-        if self.metrics is None:
+        """``store`` with its operations timed (metrics on) and traced in traced turns (tracing
+        on); else ``store`` itself."""
+        if self.metrics is None and self.tracer is None:
             return store
         from turnwire.observability.timed_store import TimedStore
 
-        return TimedStore(store, self.metrics)
+        return TimedStore(store, self.metrics, traced=self.tracer is not None)
 
     def flush(self, timeout_millis: int = 5000) -> bool:
         """Export every ended span (and, pushed, the metrics) now (tests, shutdown)."""
@@ -130,6 +131,18 @@ class TurnWatch:
         self.trace_id = trace_id
         """The turn's trace id: its span's when traced."""
 
+    def attach(self) -> object:
+        """Make the turn's span current while the turn is being started (``detach`` after): the
+        store reads and waits before its first event are its children. ``None`` untraced."""
+        span = self.span
+        return None if span is None else (span, span.attach())
+
+    @staticmethod
+    def detach(attached: Any) -> None:
+        if attached is not None:
+            span, tokens = attached
+            span.detach(tokens)
+
     def watch(self, events: EventRun, task_id: str | None = None) -> EventRun:
         """``events`` seen by this watch as they are pulled; ``task_id``: the turn's task."""
         if self.span is not None:
@@ -154,12 +167,11 @@ class TurnWatch:
 class WatchedRun:
     """A running turn, unchanged, whose events its watch sees as they are pulled."""
 
-    __slots__ = ("_pulled", "_run", "_watch")
+    __slots__ = ("_run", "_watch")
 
     def __init__(self, run: EventRun, watch: TurnWatch) -> None:
         self._run = run
         self._watch = watch
-        self._pulled = False
 
     @property
     def stop_reason(self) -> str | None:
@@ -177,9 +189,9 @@ class WatchedRun:
 
     async def pull(self, timeout: float | None) -> Any:
         watch = self._watch
-        if not self._pulled and watch.span is not None:
-            # The first pull starts the agent's task: it inherits the span as its current one.
-            self._pulled = True
+        if watch.span is not None:
+            # The first pull starts the agent's task, the later ones the recorder's writes: each
+            # inherits the span as its current one (and the tracer: model and store spans).
             tokens = watch.span.attach()
             try:
                 event = await self._run.pull(timeout)

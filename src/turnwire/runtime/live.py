@@ -25,6 +25,8 @@ import logging
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, Final, Protocol
 
+from turnwire.observability.work_spans import work_span
+
 log = logging.getLogger("turnwire.runtime.live")
 
 STOP_TOPIC: Final = "stop:"
@@ -415,12 +417,14 @@ class LiveTurns:
             turn_id = await probe(key)
             if turn_id is None:
                 return False
-            deadline = asyncio.get_running_loop().time() + timeout
-            while asyncio.get_running_loop().time() < deadline:
-                found = await self.mirror.running(key)  # type: ignore[union-attr]
-                if found is None or found[0] != turn_id:
-                    return True
-                await asyncio.sleep(0.01)
+            # A wait worth seeing in the turn's trace (when traced): the other worker's write.
+            with work_span("wait previous turn", {"db.system.name": "redis"}):
+                deadline = asyncio.get_running_loop().time() + timeout
+                while asyncio.get_running_loop().time() < deadline:
+                    found = await self.mirror.running(key)  # type: ignore[union-attr]
+                    if found is None or found[0] != turn_id:
+                        return True
+                    await asyncio.sleep(0.01)
         except Exception:
             log.exception("waiting for the previous turn of %s failed", key)
         return True
