@@ -5,7 +5,9 @@ The app's store wrapped once, when the app opens it with metrics or tracing on: 
 method is timed when metrics are on; the operations of ``TRACED`` (a turn's flushes and closing
 write, the conversation found or made, the history read) get a span when the caller runs inside a
 traced turn (the turn's tracer is current: ``model_spans.CURRENT_TRACER``, set by the turn's span
-while its events are pulled, so the recorder's write tasks inherit it). Everything else (attributes
+while it starts and while its events are pulled, so the recorder's write tasks inherit it) and the
+operation took ``slow_seconds`` or more: the span is made once the operation is over, with its
+real start and end, so a quick one costs two clock reads and nothing else. Everything else (attributes
 such as ``db``, ``dialect``, ``writer_id``) is the store's own.
 """
 
@@ -17,13 +19,17 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from turnwire.observability.metrics import TurnMetrics
-from turnwire.observability.work_spans import tracing_here, work_span
+from turnwire.observability.model_spans import CURRENT_TRACER
 
 TRACED: Final = frozenset(
     {"write_flush", "create_messages", "session_task", "get_task_by_name", "read_branch", "list_messages"}
 )
 """The operations a turn waits on or that write its reply: a span each inside a traced turn
-(the rest are quick, or queued and written by those)."""
+when they take time (the rest are quick, or queued and written by those)."""
+
+slow_seconds = 0.001
+"""An operation this long or longer (or failed) is a span; a quicker one is only timed: on SQLite
+most take a fraction of a millisecond, and a span each would cost more than the write."""
 
 
 class TimedStore:
@@ -58,24 +64,37 @@ def _observed(
     method: Callable[..., Any], name: str, histogram: Any, system: str | None
 ) -> Callable[..., Any]:
     """``method`` timed into ``histogram`` (if any) and, with ``system`` (the database), a span
-    when a traced turn is current."""
-
+    when a traced turn is current and the operation took ``slow_seconds`` or more."""
     span_name, attributes = f"store {name}", {"db.system.name": system, "db.operation.name": name}
 
     async def observed(*args: Any, **kwargs: Any) -> Any:
-        if system is None or not tracing_here():
-            started = time.perf_counter()
-            try:
-                return await method(*args, **kwargs)
-            finally:
-                if histogram is not None:
-                    histogram.observe(time.perf_counter() - started)
-        with work_span(span_name, attributes):
-            started = time.perf_counter()
-            try:
-                return await method(*args, **kwargs)
-            finally:
-                if histogram is not None:
-                    histogram.observe(time.perf_counter() - started)
+        tracer = None if system is None else CURRENT_TRACER.get()
+        wall = time.time_ns() if tracer is not None else 0
+        started = time.perf_counter()
+        error: BaseException | None = None
+        try:
+            return await method(*args, **kwargs)
+        except BaseException as exc:
+            error = exc
+            raise
+        finally:
+            took = time.perf_counter() - started
+            if histogram is not None:
+                histogram.observe(took)
+            if tracer is not None and (took >= slow_seconds or error is not None):
+                _record(tracer, span_name, attributes, wall, took, error)
 
     return observed
+
+
+def _record(
+    tracer: Any, name: str, attributes: dict[str, Any], wall: int, took: float, error: BaseException | None
+) -> None:
+    """The span of an operation that is over: started at ``wall`` (ns), ``took`` seconds."""
+    from opentelemetry.trace import SpanKind, Status, StatusCode
+
+    span = tracer.start_span(name, kind=SpanKind.CLIENT, attributes=attributes, start_time=wall)
+    if error is not None:
+        span.set_attribute("error.type", type(error).__qualname__)
+        span.set_status(Status(StatusCode.ERROR))
+    span.end(end_time=wall + int(took * 1e9))

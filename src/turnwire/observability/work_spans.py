@@ -1,5 +1,5 @@
-"""Child spans of a traced turn around work that takes time: store operations (``timed_store``),
-waiting on Redis for another worker's turn to be stored (``runtime.live``).
+"""Child spans of a traced turn around work that takes time: waiting on Redis for another
+worker's turn to be stored (``runtime.live``); store operations make theirs in ``timed_store``.
 
 Free when tracing is off or outside a traced turn: ``work_span`` reads one context variable (the
 turn's tracer, set while the turn's span is current: ``model_spans.CURRENT_TRACER``) and answers
@@ -14,6 +14,7 @@ from typing import Any
 
 from turnwire.observability.model_spans import CURRENT_TRACER
 
+
 @contextlib.contextmanager
 def work_span(name: str, attributes: dict[str, Any]) -> Iterator[None]:
     """A ``CLIENT`` span ``name`` around the block when a traced turn is current, else nothing."""
@@ -25,8 +26,3 @@ def work_span(name: str, attributes: dict[str, Any]) -> Iterator[None]:
 
     with tracer.start_as_current_span(name, kind=SpanKind.CLIENT, attributes=attributes):
         yield
-
-
-def tracing_here() -> bool:
-    """Whether a traced turn is current (its work gets spans)."""
-    return CURRENT_TRACER.get() is not None

@@ -12,6 +12,8 @@ import pytest
 from otlp_receiver import ReceivedSpan
 from traced_server import Traced
 
+from turnwire.observability import timed_store
+
 _ids = itertools.count()
 SSE = {"accept": "text/event-stream", "content-type": "application/json"}
 JSON = {"content-type": "application/json"}
@@ -160,7 +162,11 @@ DOORS = {
 
 
 @pytest.mark.parametrize("wire", list(DOORS))
-def test_every_door_traces_its_turn_with_the_trace_id_its_wire_shows(traced: Traced, wire: str) -> None:
+def test_every_door_traces_its_turn_with_the_trace_id_its_wire_shows(
+    traced: Traced, wire: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every store operation a span, however quick (by default only those of 1 ms or more).
+    monkeypatch.setattr(timed_store, "slow_seconds", 0.0)
     trace_id, traceparent = DOORS[wire](traced)
     turn, children = _turn_span(traced, trace_id)
     assert traceparent.split("-")[1:3] == [trace_id, turn.span_id]
