@@ -101,6 +101,7 @@ class TurnSpan:
         "_input_tokens",
         "_output_tokens",
         "_tools",
+        "current",
         "ended",
         "parent",
         "paused_lookup",
@@ -124,6 +125,8 @@ class TurnSpan:
         self.paused_lookup: asyncio.Task[Any] | None = None
         """The stored span of the paused turn this one resumes, being looked up."""
         self.ended = False
+        self.current: otel_context.Context | None = None
+        """The parent's context with this span current (``attach``), once built."""
         self.stop_reason: str | None = None
         self.task_id: str | None = None
         """The turn's task (known once its conversation is open): ``/spans?task_id=``."""
@@ -144,8 +147,12 @@ class TurnSpan:
 
     def attach(self) -> object:
         """Make the span current (and the tracer the model adapters') until ``detach``: the agent's
-        task, started on the first pull, inherits both, so its model calls are the span's children."""
-        token = otel_context.attach(trace.set_span_in_context(self.span, self.parent))
+        task, started on the first pull, inherits both, so its model calls are the span's children.
+        Done on every pull: the context is built once."""
+        current = self.current
+        if current is None:
+            current = self.current = trace.set_span_in_context(self.span, self.parent)
+        token = otel_context.attach(current)
         return (token, CURRENT_TRACER.set(self.tracer.tracer))
 
     @staticmethod
