@@ -181,6 +181,15 @@ class WatchedRun:
         # What a door reads of the run it was given (``cancel``, the recorder's fields) passes through.
         return getattr(self._run, name)
 
+    @property
+    def work_context(self) -> tuple[Any, Any] | None:
+        """(tracer, context with the turn's span current) for work done for the turn after its
+        events (the Redis write of its log's end), or ``None`` untraced."""
+        span = self._watch.span
+        if span is None:
+            return None
+        return span.tracer.tracer, span.context()
+
     def __aiter__(self) -> WatchedRun:
         return self
 

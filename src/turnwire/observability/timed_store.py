@@ -20,6 +20,7 @@ from typing import Any, Final
 
 from turnwire.observability.metrics import TurnMetrics
 from turnwire.observability.model_spans import CURRENT_TRACER
+from turnwire.observability.work_spans import record_span
 
 TRACED: Final = frozenset(
     {"write_flush", "create_messages", "session_task", "get_task_by_name", "read_branch", "list_messages"}
@@ -82,19 +83,6 @@ def _observed(
             if histogram is not None:
                 histogram.observe(took)
             if tracer is not None and (took >= slow_seconds or error is not None):
-                _record(tracer, span_name, attributes, wall, took, error)
+                record_span(tracer, span_name, attributes, wall, wall + int(took * 1e9), error=error)
 
     return observed
-
-
-def _record(
-    tracer: Any, name: str, attributes: dict[str, Any], wall: int, took: float, error: BaseException | None
-) -> None:
-    """The span of an operation that is over: started at ``wall`` (ns), ``took`` seconds."""
-    from opentelemetry.trace import SpanKind, Status, StatusCode
-
-    span = tracer.start_span(name, kind=SpanKind.CLIENT, attributes=attributes, start_time=wall)
-    if error is not None:
-        span.set_attribute("error.type", type(error).__qualname__)
-        span.set_status(Status(StatusCode.ERROR))
-    span.end(end_time=wall + int(took * 1e9))

@@ -149,11 +149,15 @@ class TurnSpan:
         """Make the span current (and the tracer the model adapters') until ``detach``: the agent's
         task, started on the first pull, inherits both, so its model calls are the span's children.
         Done on every pull: the context is built once."""
+        token = otel_context.attach(self.context())
+        return (token, CURRENT_TRACER.set(self.tracer.tracer))
+
+    def context(self) -> otel_context.Context:
+        """The parent's context with this span current (built once)."""
         current = self.current
         if current is None:
             current = self.current = trace.set_span_in_context(self.span, self.parent)
-        token = otel_context.attach(current)
-        return (token, CURRENT_TRACER.set(self.tracer.tracer))
+        return current
 
     @staticmethod
     def detach(tokens: Any) -> None:

@@ -251,6 +251,10 @@ class LiveTurn:
                 self._idle.cancel()
             self.registry._finished(self)
             if mirror is not None:
+                traced: Any = getattr(mirror, "trace_close", None)
+                work = None if traced is None else getattr(self.run, "work_context", None)
+                if work is not None:
+                    traced(self.turn_id, work)  # the Redis write of the log's end: a span of the turn
                 await _quietly(mirror.close(self.key, self.turn_id))
 
     async def _watch_stop(self) -> None:
