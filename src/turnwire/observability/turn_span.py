@@ -24,7 +24,7 @@ from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, Statu
 from turnwire.model import Done, ErrorEvent, ToolCall, ToolResult, Usage
 from turnwire.observability.http import RequestTrace
 from turnwire.observability.model_spans import CURRENT_TRACER
-from turnwire.observability.span_book import DRAIN_SECONDS, MEMORY, SpanBook, recorded_span
+from turnwire.observability.span_book import DRAIN_SECONDS, MEMORY, SpanBook, StoredSpans, recorded_span
 
 PAUSED_REMEMBERED: Final = 4096
 """Paused turns whose span a resuming turn can link to (per process, oldest forgotten first)."""
@@ -74,7 +74,7 @@ class TurnTracer:
         )
         self._remember_trace(span.get_span_context().trace_id)
         turn = TurnSpan(self, span, parent, scope, session_id)
-        if resume and paused is None:
+        if resume and paused is None and isinstance(self.book, StoredSpans):
             # Paused on another worker (or before a restart): its span is in the stored book.
             turn.paused_lookup = _start_lookup(self.book, turn.tenant, session_id)
         if request is not None:
@@ -235,9 +235,11 @@ class TurnSpan:
         found = None if lookup.cancelled() or lookup.exception() is not None else lookup.result()
         if found is None or (found.get("output") or {}).get("stop_reason") != "paused":
             return
-        paused = SpanContext(
-            int(found["trace_id"], 16), int(found["id"], 16), is_remote=True, trace_flags=TraceFlags(1)
-        )
+        try:  # a client may have changed the stored span's trace id (PATCH /spans/{id})
+            ids = int(found["trace_id"], 16), int(found["id"], 16)
+        except (TypeError, ValueError):
+            return
+        paused = SpanContext(*ids, is_remote=True, trace_flags=TraceFlags(1))
         self.span.add_link(paused, {"turnwire.link": "resumes"})
 
     def fail(self, exc: BaseException) -> None:
