@@ -5,13 +5,15 @@ Two books, one interface: ``StoredSpans`` keeps them in the app's SQL store (``s
 every worker reads every worker's spans and a restart forgets none; ``MemorySpans`` (the newest
 ``LIMIT`` in this process) serves an app whose store is not SQL. A traced turn hands its
 ``invoke_agent`` span and its ``execute_tool`` children to ``put`` as they end, which never waits:
-the stored book writes them in the background, a batch per transaction (whatever ended while the
-previous batch was being written), after the turn's last byte, never before its first.
+the stored book writes them in the background, a batch per transaction (whatever ended within
+``BATCH_SECONDS``, or while the previous batch was being written), after the turn's last byte,
+never before its first. A reader of this process (or a paused turn's end) writes the batch at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections import OrderedDict
 from typing import Any, Final
@@ -23,6 +25,9 @@ from turnwire.store.tenant_view import sql_db
 log = logging.getLogger("turnwire.observability")
 
 LIMIT: Final = 10_000
+BATCH_SECONDS: Final = 0.05
+"""How long the spans that ended wait for others to share their transaction: a busy server writes
+the spans of many turns at once instead of one transaction per turn."""
 DRAIN_SECONDS: Final = 2.0
 """Longest a reader (or a paused turn's end) waits for this process's queued spans to be written."""
 
@@ -91,6 +96,7 @@ class StoredSpans:
         self.db = db
         self._queued: list[stored.StoredSpan] = []
         self._writing: asyncio.Task[None] | None = None
+        self._hurry = asyncio.Event()
 
     def put(self, tenant: str, span: dict[str, Any], session_id: str | None = None) -> None:
         self._queued.append((tenant, span, session_id))
@@ -103,6 +109,9 @@ class StoredSpans:
 
     async def _write(self) -> None:
         try:
+            if not self._hurry.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._hurry.wait(), BATCH_SECONDS)
             while self._queued:
                 batch, self._queued = self._queued, []
                 try:
@@ -112,11 +121,15 @@ class StoredSpans:
                     log.warning("could not store %d span(s) for /spans: %s", len(batch), exc)
         finally:
             self._writing = None
+            self._hurry.clear()
 
     async def drain(self) -> None:
         """Until what this process queued so far is written (bounded by ``DRAIN_SECONDS``)."""
-        if self._writing is None and self._queued:
+        if self._writing is None:
+            if not self._queued:
+                return
             self._writing = asyncio.get_running_loop().create_task(self._write())
+        self._hurry.set()  # no waiting for company
         writing = self._writing
         if writing is not None:
             try:
