@@ -1,13 +1,17 @@
 """What tracing costs: CPU per turn with OpenTelemetry on (exporting over OTLP/HTTP to a local
-receiver) and off, and with metrics on too, in alternated rounds on one process.
+receiver) and off, and with metrics on too (served, and pushed over OTLP), in alternated rounds on
+one process.
 
 Each app serves the demo agent with a SQLite store; a round drives ``--turns`` Agenta SSE turns
 (``weather in Paris``: a thought, a tool call and its result, a streamed sentence, usage) through
 direct ASGI calls (httpx's ASGI transport, no sockets) and measures the process's CPU time
 (``time.process_time``: every thread, the SDK's export thread and SQLite's writer included). The
 receiver runs in a child process that reads and drops each export, so its CPU is not counted.
-Rounds alternate the apps (off, otel, otel+metrics, off, ...), so a load change on the machine
-touches every app alike; the result is each app's median CPU ms per turn.
+Rounds alternate the apps (off, otel, otel+metrics, otel+push, off, ...), so a load change on the
+machine touches every app alike; the result is each app's median CPU ms per turn. Traced, a turn
+also stores its spans for Agentex's ``/spans`` and its store writes are child spans: both counted.
+``otel+push`` pushes the metrics every second (``OTEL_METRIC_EXPORT_INTERVAL=1000``, the default
+is a minute) to the same receiver. The load average before and after is printed: note it.
 
     PYTHONPATH=src python bench/experiments/otel_cost.py [--rounds 7] [--turns 200]
 """
@@ -44,17 +48,27 @@ BODY = {"data": {"inputs": {"messages": [{"role": "user", "content": "weather in
 HEADERS = {"accept": "text/event-stream"}
 
 
-def _app(name: str, home: Path) -> Any:
+def _app(name: str, home: Path, port: int) -> Any:
     from turnwire.agents import demo_agent
     from turnwire.server import Settings, create_app
 
     settings = Settings(
         otel=name != "off",
         metrics=name == "otel+metrics",
-        db_url=f"sqlite:///{home / (name + '.db')}",
+        db_url=f"sqlite:///{home / (name.replace('+', '_') + '.db')}",
         approval_secret_file=str(home / "secret"),
     )
-    return create_app({"demo": demo_agent}, settings=settings)
+    push = {
+        "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": f"http://127.0.0.1:{port}/v1/metrics",
+        "OTEL_METRIC_EXPORT_INTERVAL": "1000",
+    }
+    if name == "otel+push":
+        os.environ.update(push)  # read while the app is built, by this app only
+    try:
+        return create_app({"demo": demo_agent}, settings=settings)
+    finally:
+        for key in push:
+            os.environ.pop(key, None)
 
 
 async def _round(client: httpx.AsyncClient, turns: int) -> float:
@@ -71,8 +85,9 @@ async def main(rounds: int, turns: int) -> None:
         port = int((receiver.stdout.readline() if receiver.stdout else "").strip())
         os.environ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] = f"http://127.0.0.1:{port}/v1/traces"
         home = Path(tempfile.mkdtemp(prefix="otel-cost-"))
-        names = ["off", "otel", "otel+metrics"]
-        apps = {name: _app(name, home) for name in names}
+        names = ["off", "otel", "otel+metrics", "otel+push"]
+        apps = {name: _app(name, home, port) for name in names}
+        print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         async with AsyncExitStack() as stack:
             clients = {}
             for name, app in apps.items():
@@ -92,6 +107,7 @@ async def main(rounds: int, turns: int) -> None:
                 observe = app.state.turnwire.observe
                 if observe is not None:
                     observe.shutdown()
+        print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         base = statistics.median(cpu["off"])
         print(f"{'app':<14}{'CPU ms/turn (median)':>22}{'min':>8}{'max':>8}{'vs off':>9}")
         for name in names:

@@ -28,6 +28,7 @@ from typing import Any, Final
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from turnwire.observability.work_spans import record_span
 from turnwire.runtime.live import TurnLost
 
 log = logging.getLogger("turnwire.conversations.turnlogs")
@@ -50,7 +51,18 @@ MAX_BATCH: Final = 256
 class _Mirrored:
     """A turn this process runs, as mirrored: its chunks and how far Redis has them."""
 
-    __slots__ = ("chunks", "ended", "ending", "key", "rebuild", "registered", "sent", "turn_id", "value")
+    __slots__ = (
+        "chunks",
+        "ended",
+        "ending",
+        "key",
+        "rebuild",
+        "registered",
+        "sent",
+        "traced",
+        "turn_id",
+        "value",
+    )
 
     def __init__(self, key: str, turn_id: str, wire: str) -> None:
         self.key, self.turn_id = key, turn_id
@@ -61,6 +73,7 @@ class _Mirrored:
         self.rebuild = False  # Redis may have lost or half-written the log: write it anew
         self.ended = False
         self.ending = 0  # 1: to mark as ending (``ending``), 2: marked
+        self.traced: tuple[Any, Any] | None = None  # (tracer, context): its end's write is a span
 
 
 class RedisTurnLogs:
@@ -112,6 +125,13 @@ class RedisTurnLogs:
         if turn is not None:
             turn.ended = True
             self._mark(turn)
+
+    def trace_close(self, turn_id: str, work: tuple[Any, Any]) -> None:
+        """The turn is traced (``work``: its tracer and context): the write of its end to Redis
+        will be a span of it (``redis turn_log``), from the pipeline's send to its answer."""
+        turn = self._turns.get(turn_id)
+        if turn is not None:
+            turn.traced = work
 
     def ending(self, key: str, turn_id: str) -> None:
         """The turn sent its last event and is being stored: a turn on ``key`` starting on
@@ -166,6 +186,8 @@ class RedisTurnLogs:
             pipe = self._client.pipeline(transaction=False)
             self._checks = []
             plans = [self._queue(pipe, turn) for turn in batch]
+            traced = [turn for turn in batch if turn.traced is not None and turn.ended]
+            sent_at = time.time_ns() if traced else 0
             try:
                 results = await pipe.execute()
             except asyncio.CancelledError:
@@ -181,6 +203,15 @@ class RedisTurnLogs:
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 1.0)
                 continue
+            for turn in traced:
+                tracer, context = turn.traced  # type: ignore[misc]
+                attributes = {
+                    "db.system.name": "redis",
+                    "db.operation.name": "pipeline",
+                    "turnwire.turns": len(batch),
+                }
+                record_span(tracer, "redis turn_log", attributes, sent_at, time.time_ns(), parent=context)
+                turn.traced = None
             if self._failing:
                 log.warning("turn logs reach Redis again")
                 self._failing = False

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Final
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
@@ -61,71 +63,150 @@ _FIRST_OUTPUT: Final = (MessageDelta, MessageEvent, ThoughtDelta)
 REDIS_LOGGERS: Final = ("turnwire.conversations.pubsub", "turnwire.conversations.turnlogs")
 
 
-class TurnMetrics:
-    """Every metric of one app, registered on ``registry`` (what ``GET /metrics`` renders)."""
+@dataclass(frozen=True, slots=True)
+class MetricSpec:
+    """One metric, in both its names: Prometheus' (``/metrics``) and the conventions' (OTLP)."""
 
-    def __init__(self) -> None:
+    kind: str  # histogram, counter, gauge (a gauge is only ever moved by inc / dec)
+    prometheus: str
+    otel: str
+    unit: str
+    help: str
+    labels: tuple[str, ...] = ()
+    buckets: tuple[float, ...] = ()
+
+
+SPECS: Final = {
+    "request_duration": MetricSpec(
+        "histogram",
+        "gen_ai_server_request_duration_seconds",
+        "gen_ai.server.request.duration",
+        "s",
+        "Duration of a turn, from its request to its last event.",
+        (*TURN_LABELS, "error_type"),
+        DURATION_BUCKETS,
+    ),
+    "time_to_first_token": MetricSpec(
+        "histogram",
+        "gen_ai_server_time_to_first_token_seconds",
+        "gen_ai.server.time_to_first_token",
+        "s",
+        "Time from a turn's request to its first output (text or reasoning).",
+        TURN_LABELS,
+        TTFT_BUCKETS,
+    ),
+    "time_per_output_token": MetricSpec(
+        "histogram",
+        "gen_ai_server_time_per_output_token_seconds",
+        "gen_ai.server.time_per_output_token",
+        "s",
+        "Time per output token after the first, for turns whose agent reports usage.",
+        TURN_LABELS,
+        TPOT_BUCKETS,
+    ),
+    "token_usage": MetricSpec(
+        "histogram",
+        "gen_ai_client_token_usage",
+        "gen_ai.client.token.usage",
+        "{token}",
+        "Tokens a turn used, as its agent reported them (gen_ai_token_type: input or output).",
+        (*TURN_LABELS, "gen_ai_token_type"),
+        TOKEN_BUCKETS,
+    ),
+    "turns": MetricSpec(
+        "counter",
+        "turnwire_turns",
+        "turnwire.turns",
+        "{turn}",
+        "Turns ended, by stop reason.",
+        (*TURN_LABELS, "turnwire_stop_reason"),
+    ),
+    "live_turns": MetricSpec(
+        "gauge", "turnwire_live_turns", "turnwire.live_turns", "{turn}", "Turns running in this process."
+    ),
+    "approvals_pending": MetricSpec(
+        "gauge",
+        "turnwire_approvals_pending",
+        "turnwire.approvals_pending",
+        "{turn}",
+        "Turns this process paused on an approval or a client tool and not yet resumed here.",
+    ),
+    "http_duration": MetricSpec(
+        "histogram",
+        "http_server_request_duration_seconds",
+        "http.server.request.duration",
+        "s",
+        "Duration of HTTP requests (a stream's until its last byte).",
+        ("http_request_method", "http_route", "http_response_status_code"),
+        HTTP_BUCKETS,
+    ),
+    "open_streams": MetricSpec(
+        "gauge",
+        "turnwire_open_streams",
+        "turnwire.open_streams",
+        "{stream}",
+        "Streamed responses being sent.",
+    ),
+    "store_duration": MetricSpec(
+        "histogram",
+        "turnwire_store_operation_duration_seconds",
+        "turnwire.store.operation.duration",
+        "s",
+        "Duration of store operations, by operation.",
+        ("operation",),
+        STORE_BUCKETS,
+    ),
+    "redis_errors": MetricSpec(
+        "counter",
+        "turnwire_redis_errors",
+        "turnwire.redis.errors",
+        "{error}",
+        "Redis failures turnwire logged (publish, subscribe, turn logs).",
+    ),
+}
+"""Every metric of an app, by the ``TurnMetrics`` attribute that holds it."""
+
+ATTRIBUTES: Final = {
+    "gen_ai_agent_name": "gen_ai.agent.name",
+    "turnwire_wire": "turnwire.wire",
+    "error_type": "error.type",
+    "gen_ai_token_type": "gen_ai.token.type",
+    "turnwire_stop_reason": "turnwire.stop_reason",
+    "http_request_method": "http.request.method",
+    "http_route": "http.route",
+    "http_response_status_code": "http.response.status_code",
+    "operation": "turnwire.store.operation",
+}
+"""Prometheus label -> the OTLP attribute of the same meaning."""
+
+_PROMETHEUS: Final = {"histogram": Histogram, "counter": Counter, "gauge": Gauge}
+
+
+class TurnMetrics:
+    """Every metric of one app (``SPECS``), registered on ``registry`` (what ``GET /metrics``
+    renders); with ``mirror`` (OTLP push on: ``otlp_metrics.mirror_on``), each is what
+    ``mirror(metric, spec)`` makes of it, recorded in an OpenTelemetry instrument too."""
+
+    request_duration: Any
+    time_to_first_token: Any
+    time_per_output_token: Any
+    token_usage: Any
+    turns: Any
+    live_turns: Any
+    approvals_pending: Any
+    http_duration: Any
+    open_streams: Any
+    store_duration: Any
+    redis_errors: Any
+
+    def __init__(self, mirror: Callable[[Any, MetricSpec], Any] | None = None) -> None:
         r = self.registry = CollectorRegistry()
-        self.request_duration = Histogram(
-            "gen_ai_server_request_duration_seconds",
-            "Duration of a turn, from its request to its last event.",
-            (*TURN_LABELS, "error_type"),
-            registry=r,
-            buckets=DURATION_BUCKETS,
-        )
-        self.time_to_first_token = Histogram(
-            "gen_ai_server_time_to_first_token_seconds",
-            "Time from a turn's request to its first output (text or reasoning).",
-            TURN_LABELS,
-            registry=r,
-            buckets=TTFT_BUCKETS,
-        )
-        self.time_per_output_token = Histogram(
-            "gen_ai_server_time_per_output_token_seconds",
-            "Time per output token after the first, for turns whose agent reports usage.",
-            TURN_LABELS,
-            registry=r,
-            buckets=TPOT_BUCKETS,
-        )
-        self.token_usage = Histogram(
-            "gen_ai_client_token_usage",
-            "Tokens a turn used, as its agent reported them (gen_ai_token_type: input or output).",
-            (*TURN_LABELS, "gen_ai_token_type"),
-            registry=r,
-            buckets=TOKEN_BUCKETS,
-        )
-        self.turns = Counter(
-            "turnwire_turns",
-            "Turns ended, by stop reason.",
-            (*TURN_LABELS, "turnwire_stop_reason"),
-            registry=r,
-        )
-        self.live_turns = Gauge("turnwire_live_turns", "Turns running in this process.", registry=r)
-        self.approvals_pending = Gauge(
-            "turnwire_approvals_pending",
-            "Turns this process paused on an approval or a client tool and not yet resumed here.",
-            registry=r,
-        )
-        self.http_duration = Histogram(
-            "http_server_request_duration_seconds",
-            "Duration of HTTP requests (a stream's until its last byte).",
-            ("http_request_method", "http_route", "http_response_status_code"),
-            registry=r,
-            buckets=HTTP_BUCKETS,
-        )
-        self.open_streams = Gauge("turnwire_open_streams", "Streamed responses being sent.", registry=r)
-        self.store_duration = Histogram(
-            "turnwire_store_operation_duration_seconds",
-            "Duration of store operations, by operation.",
-            ("operation",),
-            registry=r,
-            buckets=STORE_BUCKETS,
-        )
-        self.redis_errors = Counter(
-            "turnwire_redis_errors",
-            "Redis failures turnwire logged (publish, subscribe, turn logs).",
-            registry=r,
-        )
+        for attribute, spec in SPECS.items():
+            extra = {"buckets": spec.buckets} if spec.buckets else {}
+            metric = _PROMETHEUS[spec.kind](spec.prometheus, spec.help, spec.labels, registry=r, **extra)
+            if mirror is not None:
+                metric = mirror(metric, spec)
+            setattr(self, attribute, metric)
         self.paused = 0
         handler = _CountingHandler(self.redis_errors)
         for name in REDIS_LOGGERS:
@@ -197,7 +278,7 @@ class TurnClock:
 class _CountingHandler(logging.Handler):
     """Counts the WARNING-and-worse records of the Redis modules: each is one Redis failure."""
 
-    def __init__(self, counter: Counter) -> None:
+    def __init__(self, counter: Any) -> None:
         super().__init__(logging.WARNING)
         self.counter = counter
 

@@ -38,6 +38,21 @@ def metrics_requested(settings: Settings) -> bool:
     return settings.metrics
 
 
+def metrics_push_requested(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the metrics go out over OTLP too: ``OTEL_EXPORTER_OTLP_METRICS_ENDPOINT``, or
+    ``OTEL_METRICS_EXPORTER=otlp`` (to ``OTEL_EXPORTER_OTLP_ENDPOINT``, else the SDK's default);
+    ``OTEL_METRICS_EXPORTER=none`` or ``OTEL_SDK_DISABLED=true`` keeps them in.
+    An endpoint for every signal (``OTEL_EXPORTER_OTLP_ENDPOINT``) alone turns tracing on, not
+    this: metrics pushed every minute by every worker are a choice to make by name."""
+    env = os.environ if environ is None else environ
+    if env.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+        return False
+    exporter = env.get("OTEL_METRICS_EXPORTER", "").strip().lower()
+    if exporter:
+        return "otlp" in [name.strip() for name in exporter.split(",")]
+    return bool(env.get("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"))
+
+
 def observer_for(settings: Settings, environ: Mapping[str, str] | None = None) -> Observer | None:
     """The observer an app with ``settings`` holds, or ``None`` when nothing is observed.
 
@@ -46,12 +61,13 @@ def observer_for(settings: Settings, environ: Mapping[str, str] | None = None) -
     programs of the same environment, it is a warning and tracing stays off."""
     trace = tracing_requested(settings, environ)
     metrics = metrics_requested(settings)
-    if not trace and not metrics and settings.log_format != "json":
+    push = metrics_push_requested(environ)
+    if not trace and not metrics and not push and settings.log_format != "json":
         return None
     from turnwire.observability.observer import Observer
 
     try:
-        return Observer.build(settings, trace=trace, metrics=metrics, environ=environ)
+        return Observer.build(settings, trace=trace, metrics=metrics, push=push, environ=environ)
     except ImportError as exc:
         if settings.otel or metrics:
             raise RuntimeError(

@@ -27,13 +27,19 @@ def tracer_provider(environ: Mapping[str, str] | None = None) -> TracerProvider:
     provider is left alone, so two apps in one process trace apart; ``turnwire serve`` makes it
     the global one too, see ``install_global``)."""
     env = os.environ if environ is None else environ
-    resource = Resource.create()
-    if str(resource.attributes.get(SERVICE_NAME, "")).startswith("unknown_service"):
-        resource = resource.merge(Resource({SERVICE_NAME: DEFAULT_SERVICE_NAME}))
-    provider = TracerProvider(resource=resource)
+    provider = TracerProvider(resource=resource())
     for exporter in _exporters(env):
         provider.add_span_processor(BatchSpanProcessor(exporter))
     return provider
+
+
+def resource() -> Resource:
+    """The resource of turnwire's spans and metrics: ``OTEL_SERVICE_NAME`` / ``OTEL_RESOURCE_ATTRIBUTES``
+    as the SDK reads them, ``service.name`` ``turnwire`` unless they name one."""
+    found = Resource.create()
+    if str(found.attributes.get(SERVICE_NAME, "")).startswith("unknown_service"):
+        found = found.merge(Resource({SERVICE_NAME: DEFAULT_SERVICE_NAME}))
+    return found
 
 
 def install_global(provider: TracerProvider) -> None:

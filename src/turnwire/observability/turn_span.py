@@ -4,23 +4,27 @@ Attributes follow the OpenTelemetry GenAI semantic conventions (``gen_ai.*``) pl
 ``turnwire.wire`` (the door) and ``turnwire.stop_reason``. The span's trace id is the turn's trace
 id, the one every wire shows (Agenta ``done.traceId``, Vercel ``messageMetadata.traceId``,
 ``x-ag-trace-id``...): the pipeline takes it from here instead of minting one. A turn that
-resumes a paused one (an approval answered) carries a span link to the paused turn's span.
+resumes a paused one (an approval answered) carries a span link to the paused turn's span: the
+one this process remembers, else the paused span another worker stored (``span_book``), looked up
+while the turn runs and linked before its span ends.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections import OrderedDict
 from typing import Any, Final
 
 import orjson
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
-from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, StatusCode, Tracer
+from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, StatusCode, TraceFlags, Tracer
 
 from turnwire.model import Done, ErrorEvent, ToolCall, ToolResult, Usage
 from turnwire.observability.http import RequestTrace
 from turnwire.observability.model_spans import CURRENT_TRACER
-from turnwire.observability.span_book import SPANS, recorded_span
+from turnwire.observability.span_book import DRAIN_SECONDS, MEMORY, SpanBook, StoredSpans, recorded_span
 
 PAUSED_REMEMBERED: Final = 4096
 """Paused turns whose span a resuming turn can link to (per process, oldest forgotten first)."""
@@ -34,6 +38,8 @@ class TurnTracer:
     def __init__(self, tracer: Tracer, *, capture_content: bool = False) -> None:
         self.tracer = tracer
         self.capture_content = capture_content
+        self.book: SpanBook = MEMORY
+        """Where the ended spans go for Agentex's ``/spans`` (``Observer.use_spans``)."""
         self._paused: OrderedDict[str, SpanContext] = OrderedDict()
         self._traces: OrderedDict[int, None] = OrderedDict()
 
@@ -67,7 +73,10 @@ class TurnTracer:
             links=links or None,
         )
         self._remember_trace(span.get_span_context().trace_id)
-        turn = TurnSpan(self, span, parent, scope)
+        turn = TurnSpan(self, span, parent, scope, session_id)
+        if resume and paused is None and isinstance(self.book, StoredSpans):
+            # Paused on another worker (or before a restart): its span is in the stored book.
+            turn.paused_lookup = _start_lookup(self.book, turn.tenant, session_id)
         if request is not None:
             request.traceparent = turn.traceparent
         return turn
@@ -92,21 +101,33 @@ class TurnSpan:
         "_input_tokens",
         "_output_tokens",
         "_tools",
+        "current",
         "ended",
         "parent",
+        "paused_lookup",
         "scope",
+        "session_id",
         "span",
+        "stop_reason",
         "task_id",
         "tenant",
         "tracer",
     )
 
-    def __init__(self, tracer: TurnTracer, span: Span, parent: otel_context.Context, scope: str) -> None:
+    def __init__(
+        self, tracer: TurnTracer, span: Span, parent: otel_context.Context, scope: str, session_id: str
+    ) -> None:
         self.tracer = tracer
         self.span = span
         self.parent = parent
         self.scope = scope
+        self.session_id = session_id
+        self.paused_lookup: asyncio.Task[Any] | None = None
+        """The stored span of the paused turn this one resumes, being looked up."""
         self.ended = False
+        self.current: otel_context.Context | None = None
+        """The parent's context with this span current (``attach``), once built."""
+        self.stop_reason: str | None = None
         self.task_id: str | None = None
         """The turn's task (known once its conversation is open): ``/spans?task_id=``."""
         self.tenant = scope.partition("\x1f")[0] if "\x1f" in scope else ""
@@ -126,9 +147,17 @@ class TurnSpan:
 
     def attach(self) -> object:
         """Make the span current (and the tracer the model adapters') until ``detach``: the agent's
-        task, started on the first pull, inherits both, so its model calls are the span's children."""
-        token = otel_context.attach(trace.set_span_in_context(self.span, self.parent))
+        task, started on the first pull, inherits both, so its model calls are the span's children.
+        Done on every pull: the context is built once."""
+        token = otel_context.attach(self.context())
         return (token, CURRENT_TRACER.set(self.tracer.tracer))
+
+    def context(self) -> otel_context.Context:
+        """The parent's context with this span current (built once)."""
+        current = self.current
+        if current is None:
+            current = self.current = trace.set_span_in_context(self.span, self.parent)
+        return current
 
     @staticmethod
     def detach(tokens: Any) -> None:
@@ -156,7 +185,7 @@ class TurnSpan:
             return
         self.ended = True
         span = self.span
-        reason = stop_reason or "unknown"
+        reason = self.stop_reason = stop_reason or "unknown"
         span.set_attribute("turnwire.stop_reason", reason)
         span.set_attribute("gen_ai.response.finish_reasons", [reason])
         if self._input_tokens or self._output_tokens:
@@ -173,12 +202,45 @@ class TurnSpan:
         self._tools.clear()
         if self.task_id is not None:
             span.set_attribute("turnwire.task_id", self.task_id)
+        self._link_paused()
         recording = span.is_recording()  # False for a span the sampler dropped: nothing to keep
         span.end()
         if recording:
-            SPANS.put(self.tenant, recorded_span(span, task_id=self.task_id, output={"stop_reason": reason}))
+            recorded = recorded_span(span, task_id=self.task_id, output={"stop_reason": reason})
+            self.tracer.book.put(self.tenant, recorded, self.session_id)
         if reason == "paused":
             self.tracer.remember_paused(self.scope, span.get_span_context())
+
+    async def before_end(self) -> None:
+        """Before the turn's final event goes out: the paused span looked up (bounded), so the
+        link is on the span when it ends."""
+        lookup = self.paused_lookup
+        if lookup is not None and not lookup.done():
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(lookup), DRAIN_SECONDS)
+
+    async def after_end(self) -> None:
+        """After the final event: a paused turn's span stored before the client can answer it, so
+        the worker that gets the answer finds it (a paused turn's end waits; no other does)."""
+        if self.stop_reason == "paused":
+            await self.tracer.book.drain()
+
+    def _link_paused(self) -> None:
+        lookup, self.paused_lookup = self.paused_lookup, None
+        if lookup is None:
+            return
+        if not lookup.done():
+            lookup.cancel()
+            return
+        found = None if lookup.cancelled() or lookup.exception() is not None else lookup.result()
+        if found is None or (found.get("output") or {}).get("stop_reason") != "paused":
+            return
+        try:  # a client may have changed the stored span's trace id (PATCH /spans/{id})
+            ids = int(found["trace_id"], 16), int(found["id"], 16)
+        except (TypeError, ValueError):
+            return
+        paused = SpanContext(*ids, is_remote=True, trace_flags=TraceFlags(1))
+        self.span.add_link(paused, {"turnwire.link": "resumes"})
 
     def fail(self, exc: BaseException) -> None:
         """The turn never started (refused, or its start failed)."""
@@ -221,7 +283,15 @@ class TurnSpan:
         recording = span.is_recording()
         span.end()
         if recording:
-            SPANS.put(self.tenant, recorded_span(span, task_id=self.task_id))
+            self.tracer.book.put(self.tenant, recorded_span(span, task_id=self.task_id))
+
+
+def _start_lookup(book: SpanBook, tenant: str, session_id: str) -> asyncio.Task[Any] | None:
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+    return loop.create_task(book.last_turn_span(tenant, session_id))
 
 
 def _json(value: Any) -> str:

@@ -25,6 +25,8 @@ import logging
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, Final, Protocol
 
+from turnwire.observability.work_spans import work_span
+
 log = logging.getLogger("turnwire.runtime.live")
 
 STOP_TOPIC: Final = "stop:"
@@ -249,6 +251,10 @@ class LiveTurn:
                 self._idle.cancel()
             self.registry._finished(self)
             if mirror is not None:
+                traced: Any = getattr(mirror, "trace_close", None)
+                work = None if traced is None else getattr(self.run, "work_context", None)
+                if work is not None:
+                    traced(self.turn_id, work)  # the Redis write of the log's end: a span of the turn
                 await _quietly(mirror.close(self.key, self.turn_id))
 
     async def _watch_stop(self) -> None:
@@ -415,12 +421,14 @@ class LiveTurns:
             turn_id = await probe(key)
             if turn_id is None:
                 return False
-            deadline = asyncio.get_running_loop().time() + timeout
-            while asyncio.get_running_loop().time() < deadline:
-                found = await self.mirror.running(key)  # type: ignore[union-attr]
-                if found is None or found[0] != turn_id:
-                    return True
-                await asyncio.sleep(0.01)
+            # A wait worth seeing in the turn's trace (when traced): the other worker's write.
+            with work_span("wait previous turn", {"db.system.name": "redis"}):
+                deadline = asyncio.get_running_loop().time() + timeout
+                while asyncio.get_running_loop().time() < deadline:
+                    found = await self.mirror.running(key)  # type: ignore[union-attr]
+                    if found is None or found[0] != turn_id:
+                        return True
+                    await asyncio.sleep(0.01)
         except Exception:
             log.exception("waiting for the previous turn of %s failed", key)
         return True

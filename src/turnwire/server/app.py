@@ -106,7 +106,7 @@ def create_router(
         conversation_list_router,
     ):
         router.include_router(routes, dependencies=bound)
-    if ctx.observe is not None and ctx.observe.metrics is not None:
+    if ctx.observe is not None and ctx.observe.metrics is not None and ctx.observe.serve_metrics:
         from turnwire.observability.metrics_route import add_metrics_route
 
         add_metrics_route(router, ctx.observe.metrics, [] if ctx.settings.metrics_open else bound)

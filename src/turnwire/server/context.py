@@ -19,6 +19,7 @@ from fastapi import Depends
 from starlette.requests import Request
 
 from turnwire.conversations.pubsub import LocalPubSub, PubSub
+from turnwire.observability.span_book import MEMORY, SpanBook, book_for
 from turnwire.runtime import Agent
 from turnwire.runtime.approvals import ApprovalSigner, load_secret
 from turnwire.runtime.live import LiveTurns
@@ -57,6 +58,8 @@ class AppContext:
     _turns: LiveTurns | None = None
     observe: Observer | None = None
     """Tracing and metrics (``turnwire.observability``); ``None``: nothing observed, nothing paid."""
+    spans: SpanBook = MEMORY
+    """Agentex's spans (``/spans``): the SQL store's once the lifespan opened it."""
 
     @property
     def turns(self) -> LiveTurns:
@@ -143,6 +146,7 @@ async def _services(ctx: AppContext) -> AsyncIterator[None]:
             stack.push_async_callback(pubsub.close)
             ctx.pubsub = pubsub
         if ctx.store is not None:
+            _use_spans(ctx, stack)
             stack.push_async_callback(ctx.stop_turns)
             yield
             return
@@ -156,12 +160,22 @@ async def _services(ctx: AppContext) -> AsyncIterator[None]:
             count = sum(len(ids) for ids in recovered.values())
             log.warning("marked %d message(s) left streaming by a stopped server as interrupted", count)
         ctx.store = store if ctx.observe is None else ctx.observe.timed_store(store)
+        _use_spans(ctx, stack)
         # Closed first (last in): running turns end and store their replies while the store is open.
         stack.push_async_callback(ctx.stop_turns)
         try:
             yield
         finally:
             ctx.store = None
+
+
+def _use_spans(ctx: AppContext, stack: contextlib.AsyncExitStack) -> None:
+    """Keep ``/spans`` and the turns' spans in the store; written out before it closes (after the
+    running turns ended and queued theirs)."""
+    ctx.spans = book_for(ctx.store)
+    if ctx.observe is not None:
+        ctx.observe.use_spans(ctx.spans)
+    stack.push_async_callback(ctx.spans.close)
 
 
 def _turn_logs(pubsub: PubSub) -> Any:

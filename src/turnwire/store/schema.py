@@ -135,6 +135,30 @@ chat_digests = sa.Table(
     sa.Column("created_at", sa.BigInteger, nullable=False),
 )
 
+# Agentex spans: the traced turns' (``invoke_agent``, ``execute_tool``) and those clients create,
+# per tenant, readable by every worker (``store.spans``, step 10). Times in store units (µs).
+spans_metadata = sa.MetaData()
+spans = sa.Table(
+    "spans",
+    spans_metadata,
+    sa.Column("tenant", sa.String(64), primary_key=True),
+    sa.Column("id", sa.String(255), primary_key=True),
+    sa.Column("trace_id", sa.String(255)),
+    sa.Column("parent_id", sa.String(255)),
+    sa.Column("task_id", sa.String(255)),
+    # The conversation of a turn's span: a resumed turn finds the paused one it links to.
+    sa.Column("session_id", sa.Text),
+    sa.Column("name", sa.Text),
+    sa.Column("start_time", sa.BigInteger),
+    sa.Column("end_time", sa.BigInteger),
+    sa.Column("input", sa.Text),  # JSON text
+    sa.Column("output", sa.Text),
+    sa.Column("data", sa.Text),
+    sa.Index("ix_spans_task", "tenant", "task_id", "start_time"),
+    sa.Index("ix_spans_trace", "tenant", "trace_id", "start_time"),
+    sa.Index("ix_spans_session", "tenant", "session_id", "start_time"),
+)
+
 schema_migrations = sa.Table(
     "schema_migrations",
     sa.MetaData(),
@@ -249,6 +273,10 @@ async def _v9_chat_digests(conn: AsyncConnection) -> None:
     await conn.run_sync(chat_digests_metadata.create_all)
 
 
+async def _v10_spans(conn: AsyncConnection) -> None:
+    await conn.run_sync(spans_metadata.create_all)
+
+
 MIGRATIONS: Final[list[tuple[int, str, Callable[[AsyncConnection], Awaitable[None]]]]] = [
     (1, "tasks, messages, idempotency keys", _v1_initial),
     (2, "messages index in listing order", _v2_order_index),
@@ -259,6 +287,7 @@ MIGRATIONS: Final[list[tuple[int, str, Callable[[AsyncConnection], Awaitable[Non
     (7, "open turns by writer", _v7_open_turns),
     (8, "A2A push notification configs", _v8_push_configs),
     (9, "conversation digests of stateless Chat Completions clients", _v9_chat_digests),
+    (10, "Agentex spans, per tenant", _v10_spans),
 ]
 
 

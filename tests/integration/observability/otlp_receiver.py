@@ -1,8 +1,9 @@
-"""A tiny OTLP/HTTP trace receiver on loopback: what a collector would get, decoded.
+"""A tiny OTLP/HTTP receiver on loopback: what a collector would get, decoded.
 
-It answers ``POST /v1/traces`` as a collector does (``ExportTraceServiceResponse``) and keeps every
-span of every ``ExportTraceServiceRequest`` as a ``ReceivedSpan``: ids in hex, attributes as
-Python values, the resource's attributes beside them.
+It answers ``POST /v1/traces`` and ``POST /v1/metrics`` as a collector does and keeps every span
+of every ``ExportTraceServiceRequest`` as a ``ReceivedSpan`` (ids in hex, attributes as Python
+values, the resource's attributes beside them) and every data point of every
+``ExportMetricsServiceRequest`` as a ``ReceivedPoint``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
+    ExportMetricsServiceRequest,
+    ExportMetricsServiceResponse,
+)
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
@@ -39,6 +44,23 @@ class ReceivedSpan:
     events: list[str] = field(default_factory=list)
 
 
+@dataclass
+class ReceivedPoint:
+    """One data point of one metric in one export (exports are cumulative: the latest wins)."""
+
+    metric: str
+    unit: str
+    kind: str  # sum, gauge, histogram
+    attributes: dict[str, Any]
+    resource: dict[str, Any]
+    value: float = 0.0
+    count: int = 0
+    bucket_counts: list[int] = field(default_factory=list)
+    bounds: list[float] = field(default_factory=list)
+    monotonic: bool = False
+    export: int = 0
+
+
 def _value(v: AnyValue) -> Any:
     which = v.WhichOneof("value")
     if which == "array_value":
@@ -55,7 +77,9 @@ def _attrs(kvs: Any) -> dict[str, Any]:
 class Receiver:
     def __init__(self) -> None:
         self.spans: list[ReceivedSpan] = []
+        self.points: list[ReceivedPoint] = []
         self.requests = 0
+        self.metric_requests = 0
         self.lock = threading.Condition()
         self.url = ""
 
@@ -85,6 +109,43 @@ class Receiver:
                         )
             self.lock.notify_all()
 
+    def take_metrics(self, body: bytes) -> None:
+        request = ExportMetricsServiceRequest.FromString(body)
+        with self.lock:
+            self.metric_requests += 1
+            for rm in request.resource_metrics:
+                resource = _attrs(rm.resource.attributes)
+                for sm in rm.scope_metrics:
+                    for m in sm.metrics:
+                        kind = m.WhichOneof("data")
+                        for p in getattr(m, kind).data_points:
+                            point = ReceivedPoint(
+                                m.name,
+                                m.unit,
+                                kind,
+                                _attrs(p.attributes),
+                                resource,
+                                export=self.metric_requests,
+                            )
+                            if kind == "histogram":
+                                point.count, point.value = p.count, p.sum
+                                point.bucket_counts = list(p.bucket_counts)
+                                point.bounds = list(p.explicit_bounds)
+                            else:
+                                point.value = (
+                                    p.as_double if p.WhichOneof("value") == "as_double" else p.as_int
+                                )
+                                point.monotonic = kind == "sum" and m.sum.is_monotonic
+                            self.points.append(point)
+            self.lock.notify_all()
+
+    def latest(self, metric: str) -> list[ReceivedPoint]:
+        """The points of ``metric`` in the latest export that had it."""
+        with self.lock:
+            found = [p for p in self.points if p.metric == metric]
+        last = max((p.export for p in found), default=0)
+        return [p for p in found if p.export == last]
+
     def wait_for(self, found: Callable[[list[ReceivedSpan]], Any], timeout: float = 5.0) -> Any:
         """Wait until ``found(spans)`` is truthy; answer it (AssertionError after ``timeout``)."""
         deadline = time.monotonic() + timeout
@@ -112,12 +173,16 @@ def otlp_receiver() -> Iterator[Receiver]:
             body = self.rfile.read(int(self.headers.get("content-length", 0)))
             if self.headers.get("content-encoding") == "gzip":
                 body = gzip.decompress(body)
-            if self.path != "/v1/traces":
+            if self.path == "/v1/traces":
+                receiver.take(body)
+                out = ExportTraceServiceResponse().SerializeToString()
+            elif self.path == "/v1/metrics":
+                receiver.take_metrics(body)
+                out = ExportMetricsServiceResponse().SerializeToString()
+            else:
                 self.send_response(404)
                 self.end_headers()
                 return
-            receiver.take(body)
-            out = ExportTraceServiceResponse().SerializeToString()
             self.send_response(200)
             self.send_header("content-type", "application/x-protobuf")
             self.send_header("content-length", str(len(out)))

@@ -34,9 +34,11 @@ _TURN_IN_A_FRESH_INTERPRETER = textwrap.dedent(
             assert (await client.get("/metrics")).status_code == 404
 
     asyncio.run(main())
-    # What the app imports whatever the settings: the switch and the Agentex spans' book, both
-    # plain Python importing nothing of OpenTelemetry or Prometheus.
-    LIGHT = {"turnwire.observability.switch", "turnwire.observability.span_book"}
+    # What the app imports whatever the settings: the switch, the Agentex spans' book and the
+    # one-context-variable check of work spans (the turn's tracer), all plain Python importing
+    # nothing of OpenTelemetry or Prometheus.
+    LIGHT = {"turnwire.observability.switch", "turnwire.observability.span_book",
+        "turnwire.observability.work_spans", "turnwire.observability.model_spans"}
     loaded = sorted(m for m in sys.modules if m.startswith(("opentelemetry.sdk", "opentelemetry.exporter",
         "prometheus_client", "turnwire.observability.")) and m not in LIGHT)
     print(loaded)

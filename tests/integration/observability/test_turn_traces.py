@@ -12,6 +12,8 @@ import pytest
 from otlp_receiver import ReceivedSpan
 from traced_server import Traced
 
+from turnwire.observability import timed_store
+
 _ids = itertools.count()
 SSE = {"accept": "text/event-stream", "content-type": "application/json"}
 JSON = {"content-type": "application/json"}
@@ -27,7 +29,23 @@ def _turn_span(traced: Traced, trace_id: str) -> tuple[ReceivedSpan, list[Receiv
         lambda _: [s for s in traced.receiver.trace(trace_id) if s.name.startswith("invoke_agent")]
     )
     [turn] = spans
-    return turn, [s for s in traced.receiver.trace(trace_id) if s.parent_id == turn.span_id]
+    children = [s for s in traced.receiver.trace(trace_id) if s.parent_id == turn.span_id]
+    return turn, [s for s in children if not s.name.startswith("store ")]
+
+
+def _store_spans(traced: Traced, turn: ReceivedSpan) -> list[ReceivedSpan]:
+    """The turn's store spans, once one that writes its reply is exported."""
+
+    def found(spans: list[ReceivedSpan]) -> list[ReceivedSpan]:
+        mine = [s for s in spans if s.parent_id == turn.span_id and s.name.startswith("store ")]
+        return mine if any(s.name in WRITES for s in mine) else []
+
+    traced.flush()
+    got: list[ReceivedSpan] = traced.receiver.wait_for(found)
+    return got
+
+
+WRITES = ("store write_flush", "store create_messages")
 
 
 def _sse(raw: bytes) -> list[Any]:
@@ -144,7 +162,11 @@ DOORS = {
 
 
 @pytest.mark.parametrize("wire", list(DOORS))
-def test_every_door_traces_its_turn_with_the_trace_id_its_wire_shows(traced: Traced, wire: str) -> None:
+def test_every_door_traces_its_turn_with_the_trace_id_its_wire_shows(
+    traced: Traced, wire: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every store operation a span, however quick (by default only those of 1 ms or more).
+    monkeypatch.setattr(timed_store, "slow_seconds", 0.0)
     trace_id, traceparent = DOORS[wire](traced)
     turn, children = _turn_span(traced, trace_id)
     assert traceparent.split("-")[1:3] == [trace_id, turn.span_id]
@@ -154,6 +176,14 @@ def test_every_door_traces_its_turn_with_the_trace_id_its_wire_shows(traced: Tra
     assert turn.attributes["gen_ai.usage.output_tokens"] == 8
     assert [c.name for c in children] == ["execute_tool get_weather"]
     assert "Sunny" in children[0].attributes["gen_ai.tool.call.result"]
+    # The reply's writes (the flushes, a batch's one write) are the turn's children too.
+    stored = _store_spans(traced, turn)
+    assert {s.name for s in stored} <= {*WRITES, "store session_task", "store read_branch"}
+    for span in stored:
+        assert span.kind == 3  # CLIENT
+        assert span.attributes["db.system.name"] == "sqlite"
+        assert span.attributes["db.operation.name"] == span.name.removeprefix("store ")
+        assert turn.start <= span.start <= span.end
 
 
 def test_a_client_traceparent_makes_the_turn_its_child(traced: Traced) -> None:

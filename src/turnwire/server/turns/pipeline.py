@@ -117,6 +117,8 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
         else app.observe.start_turn(request.agent_name, session_id, scope, resume=resume)
     )
     trace_id = new_random_id() if watch is None else watch.trace_id
+    # Traced, the turn's span is current while it starts: its store reads and waits are children.
+    attached = None if watch is None else watch.attach()
     try:
         # One turn at a time per conversation, claimed before anything of it is read or written.
         admission = await admit(
@@ -132,6 +134,9 @@ async def start_turn(app: AppContext, request: TurnRequest) -> StartedTurn:
         if watch is not None:
             watch.failed(exc)
         raise
+    finally:
+        if attached is not None:
+            watch.detach(attached)  # type: ignore[union-attr]
     if watch is not None:
         started.events = watch.watch(started.events, started.task_id)
     return started

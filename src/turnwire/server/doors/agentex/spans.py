@@ -1,6 +1,7 @@
 """``/spans``: Agentex's span routes (list, retrieve, create, update), as the official client and
-Agentex's UI call them, answered from the book of recent spans (``observability.span_book``):
-the traced turns' ``invoke_agent`` / ``execute_tool`` spans and the spans clients create.
+Agentex's UI call them, answered from the app's span book (``observability.span_book``: the SQL
+store's ``spans``, which every worker reads): the traced turns' ``invoke_agent`` /
+``execute_tool`` spans and the spans clients create.
 
 A tenant sees its own spans only; a span naming a task must name one of the tenant's. Times are
 ISO 8601; ``input``, ``output`` and ``data`` are JSON objects or lists of objects.
@@ -9,7 +10,6 @@ ISO 8601; ``input``, ``output`` and ``data`` are JSON objects or lists of object
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
 from typing import Any, Final
 
 from fastapi import APIRouter
@@ -17,7 +17,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from turnwire.errors import InputError
-from turnwire.observability.span_book import SPANS
 from turnwire.server.context import current
 from turnwire.server.doors.agentex.body import (
     LIMIT,
@@ -30,6 +29,7 @@ from turnwire.server.doors.agentex.body import (
     read_json_object,
 )
 from turnwire.server.doors.agentex.errors import AgentexError, AgentexRoute, json_response
+from turnwire.store.clock import parse_time, to_iso
 from turnwire.store.limits import check_id
 
 router = APIRouter(prefix="/spans", tags=["agentex spans"], route_class=AgentexRoute)
@@ -62,19 +62,22 @@ async def list_spans(request: Request) -> Response:
     direction = (query_str(request, "order_direction") or "asc").lower()
     if direction not in ("asc", "desc"):
         raise InputError("must be asc or desc", loc=("query", "order_direction"), type="enum")
-    found = SPANS.find(
-        current(request).tenant,
+    ctx = current(request)
+    found = await ctx.spans.find(
+        ctx.tenant,
         task_id=query_str(request, "task_id"),
         trace_id=query_str(request, "trace_id"),
         descending=direction == "desc",
         order_by=order_by,
+        limit=limit,
+        offset=offset,
     )
-    return json_response(found[offset : offset + limit])
+    return json_response(found)
 
 
 @router.get("/{span_id}", summary="Get Span")
 async def retrieve(span_id: Id, request: Request) -> Response:
-    return json_response(_span(request, span_id))
+    return json_response(await _span(request, span_id))
 
 
 @router.post("", summary="Create Span")
@@ -88,22 +91,26 @@ async def create(request: Request) -> Response:
     span_id: str = span["id"] or uuid.uuid4().hex
     span["id"] = span_id
     ctx = current(request)
-    if SPANS.get(ctx.tenant, span_id) is not None:
+    if not await ctx.spans.create(ctx.tenant, span):
         raise AgentexError(409, f"Span {span_id} already exists")
-    return json_response(SPANS.put(ctx.tenant, span))
+    return json_response(span)
 
 
 @router.patch("/{span_id}", summary="Update Span")
 async def update(span_id: Id, request: Request) -> Response:
     body, _ = await read_json_object(request)
-    span = _span(request, span_id)
+    span = await _span(request, span_id)
     changes = await _fields(request, body)
     changes.pop("id", None)
-    return json_response(SPANS.put(current(request).tenant, {**span, **changes}))
+    changed = {**span, **changes}
+    ctx = current(request)
+    await ctx.spans.update(ctx.tenant, changed)
+    return json_response(changed)
 
 
-def _span(request: Request, span_id: str) -> dict[str, Any]:
-    span = SPANS.get(current(request).tenant, span_id)
+async def _span(request: Request, span_id: str) -> dict[str, Any]:
+    ctx = current(request)
+    span = await ctx.spans.get(ctx.tenant, span_id)
     if span is None:
         raise AgentexError(404, f"Span {span_id} not found")
     return span
@@ -119,7 +126,7 @@ async def _fields(request: Request, body: dict[str, Any]) -> dict[str, Any]:
             out[key] = check_id(body[key], ("body", key)) if key != "name" else body[key]
     for key in _TIMES:
         if key in body and body[key] is not None:
-            out[key] = _time(body[key], key)
+            out[key] = to_iso(parse_time(body[key], ("body", key)))
     for key in _JSON:
         if key in body:
             value = body[key]
@@ -133,12 +140,3 @@ async def _fields(request: Request, body: dict[str, Any]) -> dict[str, Any]:
     if task_id is not None and store is not None and not await store.owns(task_id):  # type: ignore[attr-defined]
         raise InputError(f"no task {task_id}", loc=("body", "task_id"), type="not_found")
     return out
-
-
-def _time(value: Any, key: str) -> str:
-    if isinstance(value, str):
-        try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00")).isoformat()
-        except ValueError:
-            pass
-    raise InputError("must be an ISO 8601 date-time", loc=("body", key), type="datetime")
