@@ -1,7 +1,7 @@
 """Custom events a turn streams are kept by the store beside the contents they were streamed next
 to, in the same lists as sources so their stream order stays (no content of their own: the
-Agentex record is unchanged), streamed and batch alike; every history read reads the turn as if it
-had streamed none."""
+Agentex record is unchanged), streamed and batch alike; every history read but an ai 7 reader's
+reads the turn as if it had streamed none."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 from turnwire.conversations.recording import TurnRecorder
 from turnwire.conversations.rendered import render_conversation
 from turnwire.conversations.stored import read_conversation
+from turnwire.formats.vercel import ClientVersion
 from turnwire.model import (
     CustomEvent,
     Done,
@@ -112,6 +113,44 @@ async def test_readers_without_custom_parts_read_the_turn_as_without_them(store:
     if fmt == "vercel":  # the source between the customs is still read back where it streamed
         parts = [p["type"] for p in a[1]["parts"] if p["type"] != "step-start"]
         assert parts == ["tool-search", "text", "source-url"]
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["streamed", "batch"])
+async def test_an_ai7_reader_gets_custom_parts_where_the_stream_sent_them(
+    store: SqlStore, batch: bool
+) -> None:
+    stored = await read_conversation(store, await _record(store, batch))
+    ui = render_conversation(stored, "vercel", "sess", ClientVersion.V7)
+    assert [m["id"] for m in ui] == ["u1", "a1"]
+    # The parts ai 7's processUIMessageStream pushes for the stream of ``_turn`` (docs/vercel.md):
+    # a step opens the turn, another the text after the tool result; each custom chunk is a part.
+    parts = ui[1]["parts"]
+    assert [p["type"] for p in parts] == [
+        "step-start",
+        "custom",
+        "tool-search",
+        "step-start",
+        "text",
+        "custom",
+        "source-url",
+        "custom",
+    ]
+    assert parts[1] == {
+        "type": "custom",
+        "kind": "acme.plan",
+        "providerMetadata": {"turnwire": {"data": FIRST.data}},
+    }
+    assert parts[5] == {"type": "custom", "kind": "acme.mark"}
+    assert parts[6] == {"type": "source-url", "sourceId": "s1", "url": "https://example.com/tides"}
+    assert parts[7] == {
+        "type": "custom",
+        "kind": "acme.done",
+        "providerMetadata": {"turnwire": {"data": LAST.data}},
+    }
+    # Older clients and DEFAULT hold none of them.
+    for version in (ClientVersion.DEFAULT, ClientVersion.V6, ClientVersion.V5, None):
+        parts = render_conversation(stored, "vercel", "sess", version)[1]["parts"]
+        assert [p["type"] for p in parts if p["type"] == "custom"] == [], version
 
 
 async def test_a_custom_event_of_a_turn_without_content_is_not_kept(store: SqlStore) -> None:
