@@ -160,7 +160,8 @@ NO_CONTENT: Final = frozenset(
         Usage,
         Done,
         # Not stored: the streamed tool input ends in its ``tool_call``, progress in its result;
-        # state, steps, sub-agents and custom events are no message any client keeps.
+        # state, steps and sub-agents are no message any client keeps; a custom event is noted
+        # beside a content (``recorder_notes``): ai 7 keeps it as a part of one.
         ToolCallDelta,
         ToolProgress,
         StateSnapshot,

@@ -5,9 +5,10 @@ reason (``formats.agentex.annotations``) and the agent's state at its end (``sta
 ``state_snapshot`` with the ``state_delta``s after it applied, as an AG-UI client holds it);
 mixed into ``TurnRecorder``.
 
-A source is no content of its own (Agentex has no content for a citation): it is noted on the
-turn's content the stream sent last before it (``sources_after``), or, when the turn has sent
-none yet, on its next one (``sources_before``), so a reader puts it back where its stream did."""
+A source, or a custom event, is no content of its own (Agentex has no content for either): it is
+an *aside*, noted on the turn's content the stream sent last before it (``sources_after``), or,
+when the turn has sent none yet, on its next one (``sources_before``), so a reader puts it back
+where its stream did. Both kinds share the lists so their stream order stays."""
 
 from __future__ import annotations
 
@@ -17,11 +18,12 @@ from typing import Any
 from turnwire.conversations.accumulator import Accumulator
 from turnwire.conversations.recorder_entries import Entry
 from turnwire.formats.agentex.messages import wraps_data
-from turnwire.formats.agentex.sources import source_data
+from turnwire.formats.agentex.sources import custom_data, source_data
 from turnwire.json_patch import PatchError, apply_patch
 from turnwire.model import (
     AgentEnd,
     AgentStart,
+    CustomEvent,
     DataBlock,
     DataEvent,
     Done,
@@ -58,8 +60,8 @@ class RecorderNotes:
     batch: bool
     _collected: dict[int, Accumulator]
     _batch_notes: dict[int, dict[str, Any]]
-    _early_sources: list[dict[str, Any]]
-    """Sources streamed before the turn's first content, for its note (``sources_before``)."""
+    _early_asides: list[dict[str, Any]]
+    """Asides streamed before the turn's first content, for its note (``sources_before``)."""
 
     def _mark_ending(self) -> None:
         raise NotImplementedError  # provided by TurnRecorder
@@ -81,7 +83,10 @@ class RecorderNotes:
         if not self._note:
             return self._note
         if cls is SourceUrl or cls is SourceDocument:
-            self._note_source(source_data(event))  # type: ignore[arg-type]
+            self._note_aside(source_data(event))  # type: ignore[arg-type]
+            return self._note
+        if cls is CustomEvent:
+            self._note_aside(custom_data(event))  # type: ignore[arg-type]
             return self._note
         if cls is ThoughtStart or cls is ThoughtDelta:  # a delta here opened its part itself
             return {**self._note, "part_id": event.id}  # type: ignore[union-attr]
@@ -112,31 +117,31 @@ class RecorderNotes:
             self.stop_reason = event.stop_reason  # type: ignore[union-attr]
         return self._note
 
-    def _note_source(self, source: dict[str, Any]) -> None:
-        """A source goes on the note of the turn's last content so far (written again if it
-        already was), else waits for its first (``_with_sources``)."""
+    def _note_aside(self, aside: dict[str, Any]) -> None:
+        """An aside goes on the note of the turn's last content so far (written again if it
+        already was), else waits for its first (``_with_asides``)."""
         if self.batch:
             if not self._collected:
-                self._early_sources.append(source)
+                self._early_asides.append(aside)
                 return
             index = max(self._collected)
             note = self._batch_notes.get(index) or {}
-            self._batch_notes[index] = {**note, "sources_after": [*note.get("sources_after", ()), source]}
+            self._batch_notes[index] = {**note, "sources_after": [*note.get("sources_after", ()), aside]}
             return
         last = self._last
         if last is None:
-            self._early_sources.append(source)
+            self._early_asides.append(aside)
             return
-        last.note = {**last.note, "sources_after": [*last.note.get("sources_after", ()), source]}
+        last.note = {**last.note, "sources_after": [*last.note.get("sources_after", ()), aside]}
         last.changes += 1
         self._entries.setdefault(last.index, last)
 
-    def _with_sources(self, note: dict[str, Any]) -> dict[str, Any]:
-        """The note of the turn's first content, with the sources streamed before it."""
-        early = self._early_sources
+    def _with_asides(self, note: dict[str, Any]) -> dict[str, Any]:
+        """The note of the turn's first content, with the asides streamed before it."""
+        early = self._early_asides
         if not early:
             return note
-        self._early_sources = []
+        self._early_asides = []
         return {**note, "sources_before": early}
 
     def _enter_or_leave(self, event: AgentStart | AgentEnd) -> None:

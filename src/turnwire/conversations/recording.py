@@ -178,7 +178,7 @@ class TurnRecorder(RecorderFrames, RecorderNotes, RecorderWrites):
         self._thoughts = 0
         self._last: Entry | None = None
         self._batch_notes: dict[int, dict[str, Any]] = {}
-        self._early_sources: list[dict[str, Any]] = []
+        self._early_asides: list[dict[str, Any]] = []
         self.usage: dict[str, Any] | None = None
         self.stop_reason: str | None = None
         self._ending: asyncio.Future[None] | None = None
@@ -324,8 +324,8 @@ class TurnRecorder(RecorderFrames, RecorderNotes, RecorderWrites):
         note = self._note
         if note and not text and (event.__class__ is ThoughtStart or event.__class__ is ThoughtDelta):
             note = {**note, "part_id": cast(_Streamed, event).id}
-        if self._early_sources:
-            note = self._with_sources(note)
+        if self._early_asides:
+            note = self._with_asides(note)
         index = self._next_index
         self._next_index = index + 1
         stamp = now_us()  # ``_stamp``
@@ -341,8 +341,8 @@ class TurnRecorder(RecorderFrames, RecorderNotes, RecorderWrites):
         return entry
 
     def _add(self, content: dict[str, Any], text: bool | None, status: str, note: dict[str, Any]) -> Entry:
-        if self._early_sources:
-            note = self._with_sources(note)
+        if self._early_asides:
+            note = self._with_asides(note)
         index = self._next_index
         self._next_index = index + 1
         stamp = now_us()  # ``_stamp``
@@ -387,7 +387,7 @@ class TurnRecorder(RecorderFrames, RecorderNotes, RecorderWrites):
         elif kind in ("start", "full"):
             self._collected[index] = Accumulator(copied(frame["content"]))
             note = self._event_note
-            self._batch_notes[index] = self._with_sources(note) if self._early_sources else note
+            self._batch_notes[index] = self._with_asides(note) if self._early_asides else note
 
     def _stamp(self) -> int:
         """A new message's ``created_at``: now, but always after the task's previous message."""

@@ -1,8 +1,9 @@
 """A stored branch of a conversation in any wire format (``render_conversation``), as that format's
 clients hold it: what ``GET /tasks/{id}/messages?format=`` answers and what doors that send a
-conversation (AG-UI's connect) send. For a format that holds sources, the sources noted on a
-content (``sources_before`` / ``sources_after``) become an assistant message of their own beside
-it, of the same answer and turn."""
+conversation (AG-UI's connect) send. The sources and custom events noted on a content
+(``sources_before`` / ``sources_after``) that the format's client holds (``WireFormat.sources``;
+``WireFormat.custom_block``, for the client version the reader names) become an assistant message
+of their own beside it, of the same answer and turn, in their stream order."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from turnwire.conversations.planning import INTERRUPTED, marker_type
-from turnwire.formats import NOTE_KEY, get_format
+from turnwire.formats import NOTE_KEY, WireFormat, get_format
 from turnwire.formats.agentex import content_to_message
-from turnwire.formats.agentex.sources import source_blocks
+from turnwire.formats.agentex.sources import custom_of, source_block
 from turnwire.interactions import pending_approvals
-from turnwire.model import DataBlock, InteractionRequest, Message, ResourceBlock, Role
+from turnwire.model import Block, DataBlock, InteractionRequest, Message, ResourceBlock, Role
 from turnwire.store.base import StoredMessage
 
 INTERRUPTED_PART: Final = "turnwire-interrupted"
@@ -98,23 +99,34 @@ def _lead(message: Message, leading: list[tuple[str, dict[str, Any]]]) -> None:
     leading.clear()
 
 
-def _sources(note: dict[str, Any], key: str, session_id: str) -> Message | None:
-    """The sources noted on a stored content under ``key`` as an assistant message of the same
-    answer and turn (``None``: none)."""
-    blocks = source_blocks(note.get(key))
+def _asides(
+    note: dict[str, Any], key: str, session_id: str, adapter: WireFormat, version: Any
+) -> Message | None:
+    """The sources and custom events noted on a stored content under ``key`` that ``adapter``'s
+    client (of ``version``) holds, as an assistant message of the same answer and turn (``None``:
+    none)."""
+    noted, held_custom = note.get(key), adapter.custom_block
+    blocks: list[Block] = []
+    for entry in noted if isinstance(noted, list) else ():
+        block: Block | None = source_block(entry) if adapter.sources else None
+        if block is None and held_custom is not None and (custom := custom_of(entry)) is not None:
+            block = held_custom(custom.kind, custom.data, version)
+        if block is not None:
+            blocks.append(block)
     if not blocks:
         return None
     kept: dict[str, Any] = {k: note[k] for k in ("message_id", "turn") if k in note}
     if "turn" in note:
         kept["session"] = session_id
-    return Message(Role.ASSISTANT, list(blocks), id=note.get("message_id"), metadata={NOTE_KEY: kept})
+    return Message(Role.ASSISTANT, blocks, id=note.get("message_id"), metadata={NOTE_KEY: kept})
 
 
 def render_conversation(
-    records: Sequence[StoredMessage | dict[str, Any]], fmt: str, session_id: str = ""
+    records: Sequence[StoredMessage | dict[str, Any]], fmt: str, session_id: str = "", version: Any = None
 ) -> list[dict[str, Any]]:
     """A stored branch (``StoredMessage``s, or bare TaskMessages: no notes) -> the conversation in
-    ``fmt``, as its adapter says a client of that format holds it. A call already answered has left
+    ``fmt``, as its adapter says a client of that format (of ``version``, for a format whose output
+    depends on one: ``WireFormat.version``) holds it. A call already answered has left
     its request behind, so only open approvals are passed on. Messages a turn wrote carry
     ``metadata[NOTE_KEY]`` (its turn, the session ``session_id``, its usage) for the adapter; the
     stored form is the TaskMessages themselves."""
@@ -125,10 +137,11 @@ def render_conversation(
     msgs: list[Message] = []
     requests: list[InteractionRequest] = []
     leading: list[tuple[str, dict[str, Any]]] = []
+    asides = adapter.sources or adapter.custom_block is not None
     for message in stored:
         item = _message(message, session_id)
-        if adapter.sources and "sources_before" in message.note:
-            before = _sources(message.note, "sources_before", session_id)
+        if asides and "sources_before" in message.note:
+            before = _asides(message.note, "sources_before", session_id, adapter, version)
             if before is not None:
                 _lead(before, leading)
                 msgs.append(before)
@@ -149,8 +162,8 @@ def render_conversation(
             elif isinstance(item, _Notice):
                 _place(msgs, note.get("turn"), item.data, leading)
             _keep_usage(msgs, note)
-        if adapter.sources and "sources_after" in message.note:
-            after = _sources(message.note, "sources_after", session_id)
+        if asides and "sources_after" in message.note:
+            after = _asides(message.note, "sources_after", session_id, adapter, version)
             if after is not None:
                 _lead(after, leading)
                 msgs.append(after)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 from turnwire.errors import UnknownFormatError, failure_message
-from turnwire.model import Event, InteractionRequest, Message, Role, ToolCallBlock, Turn
+from turnwire.model import Block, Event, InteractionRequest, Message, Role, ToolCallBlock, Turn
 
 Frame = dict[str, Any]
 """One wire frame or chunk, JSON-ready."""
@@ -100,6 +100,10 @@ class WireFormat:
     sources: bool = False
     """Whether the format's messages hold sources (``SourceUrlBlock`` / ``SourceDocumentBlock``): a
     stored conversation read in it gets the sources its turns streamed, where they streamed."""
+    custom_block: Callable[[str, Any, Any], Block | None] | None = None
+    """A custom event's kind and data, and the client version a history reader names
+    (``version``; ``None``: the format has none) → the block that reader's client holds for it,
+    where it streamed (``None``: it holds none, the event is left out of the history)."""
 
     @property
     def serves_turns(self) -> bool:

@@ -14,8 +14,9 @@ message's *note* (``StoredMessage.note``, the ``messages.note`` column), never p
 - ``transient``: a data block the stream marked transient (no client keeps it in a message);
 - ``render``: a call's or result's ``render`` (the stream's ``data-render`` part after it);
 - ``error_detail``: an error's ``detail`` (the stream's ``data-agent-error.errorDetail``);
-- ``sources_before`` / ``sources_after``: the sources (citations) the stream sent right before /
-  after the content, in their stored form (``sources``); before only on a turn's first content;
+- ``sources_before`` / ``sources_after``: the sources (citations) and custom events the stream
+  sent right before / after the content, in stream order and their stored form (``sources``);
+  before only on a turn's first content;
 - ``agent``: the sub-agent invocation that wrote it (``turnwire.subagents``; AG-UI's
   ``subagentRunId``);
 - ``usage``, ``stop_reason``: on the last content of a turn; ``state``: there too, the agent's

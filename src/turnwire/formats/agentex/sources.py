@@ -1,9 +1,11 @@
 """A source (a citation) as the store keeps it: one JSON object of a fixed shape, in a note beside
 the content it was streamed next to (``sources_before`` / ``sources_after``,
 ``formats.agentex.annotations``) or, for a source a client sent in its history, as a data content.
+A custom event is noted in the same lists (one list keeps their stream order), never as a content.
 
 ``{"type": "source_url", "id", "url", "title"?}`` / ``{"type": "source_document", "id",
-"media_type", "title", "filename"?}``: the canonical fields, absent ones left out.
+"media_type", "title", "filename"?}`` / ``{"type": "custom", "kind", "data"?}``: the canonical
+fields, absent ones (and a custom event's ``None`` data) left out.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from turnwire.model import (
+    CustomEvent,
     SourceBlock,
     SourceDocument,
     SourceDocumentBlock,
@@ -64,3 +67,17 @@ def source_blocks(noted: Any) -> list[SourceBlock]:
     if not isinstance(noted, list):
         return []
     return [block for block in map(source_block, noted) if block is not None]
+
+
+def custom_data(event: CustomEvent) -> dict[str, Any]:
+    """The stored form of a custom event."""
+    if event.data is None:
+        return {"type": "custom", "kind": event.kind}
+    return {"type": "custom", "kind": event.kind, "data": event.data}
+
+
+def custom_of(data: Any) -> CustomEvent | None:
+    """The custom event a noted entry stands for (``None``: a source, or another shape)."""
+    if not isinstance(data, dict) or data.get("type") != "custom" or not isinstance(data.get("kind"), str):
+        return None
+    return CustomEvent(data["kind"], data.get("data"))

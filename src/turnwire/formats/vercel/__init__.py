@@ -16,6 +16,7 @@ from typing import Any
 
 from turnwire.formats import TurnInfo, VersionOption, WireFormat
 from turnwire.formats.vercel.conversation import render_conversation, render_outputs
+from turnwire.formats.vercel.custom_parts import custom_block
 from turnwire.formats.vercel.error_chunks import NO_OUTPUT_TEXT
 from turnwire.formats.vercel.finish_reason import FINISH_REASONS, finish_reason
 from turnwire.formats.vercel.headers import BATCH_HEADERS, STREAM_HEADERS
@@ -71,6 +72,7 @@ FORMAT = WireFormat(
     version=VersionOption("x-ai-sdk-version", ClientVersion.parse, "vercel_client_version"),
     render_conversation=render_conversation,
     sources=True,
+    custom_block=custom_block,
 )
 
 __all__ = [

@@ -5,7 +5,8 @@ The batch answer and the stored conversation are rendered by one function
 it was answered. This module gives that function what the recorder stores of the turn, in the
 stream's order: one block per text, reasoning (with the stream's part id), call, result,
 non-transient data (transient data is no part of a message: the AI SDK hands it to ``onData``
-only), file and source; a ``data-render`` block after a call or result that carries a ``render``; the
+only), file and source, and for an ai 7 client each custom event's ``custom`` part
+(``custom_parts``); a ``data-render`` block after a call or result that carries a ``render``; the
 parts of interaction requests (``interaction_parts``); an error's ``data-agent-error`` part, where
 the turn ends for its client (the AI SDK stops reading at the ``error`` chunk); and the turn's usage
 (the last ``usage`` event wins, as in the stream's ``finish``).
@@ -17,10 +18,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from turnwire.formats.vercel.custom_parts import custom_block
 from turnwire.formats.vercel.error_chunks import error_code, error_pair
 from turnwire.formats.vercel.interaction_chunks import interaction_parts
+from turnwire.formats.vercel.versions import ClientVersion
 from turnwire.model import (
     Block,
+    CustomEvent,
     DataBlock,
     DataEvent,
     ErrorEvent,
@@ -72,8 +76,9 @@ class Answer:
     """The stream reported an error: its client read nothing after it, not even its ``finish``."""
 
 
-def answer_of(events: Iterable[Event]) -> Answer:
-    """The turn's blocks in stream order and its usage (module docstring)."""
+def answer_of(events: Iterable[Event], client_version: ClientVersion = ClientVersion.DEFAULT) -> Answer:
+    """The turn's blocks in stream order and its usage, as a client of ``client_version`` holds
+    them (module docstring)."""
     out = Answer()
     blocks = out.blocks
     # Streamed text and reasoning still open, by their event id: the block and its pieces.
@@ -135,6 +140,10 @@ def answer_of(events: Iterable[Event]) -> Answer:
             blocks.append(SourceUrlBlock(e.id, e.url, e.title))
         elif type(e) is SourceDocument:
             blocks.append(SourceDocumentBlock(e.id, e.media_type, e.title, e.filename))
+        elif type(e) is CustomEvent:
+            custom = custom_block(e.kind, e.data, client_version)
+            if custom is not None:
+                blocks.append(custom)
         elif type(e) is InteractionRequest:
             blocks.extend(interaction_parts(e))
         elif type(e) is ErrorEvent:

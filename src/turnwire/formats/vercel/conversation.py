@@ -278,7 +278,7 @@ def render_outputs(
     """
     usage, finished = None, True
     if events is not None:
-        answer = answer_of(events)
+        answer = answer_of(events, client_version)
         blocks, usage, finished = answer.blocks, answer.usage, not answer.errored
     else:
         blocks = [b for m in turn.messages for b in m.content]

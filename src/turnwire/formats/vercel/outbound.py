@@ -12,6 +12,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Final
 
 from turnwire.formats.vercel import tool_states
+from turnwire.formats.vercel.custom_parts import CUSTOM
 from turnwire.formats.vercel.versions import ClientVersion
 from turnwire.model import (
     UNSET,
@@ -157,12 +158,13 @@ def _render_blocks(msg: Message, parts: list[dict[str, Any]], tool_parts: dict[s
 
 
 def _kept(block: UnknownBlock) -> bool:
-    """A raw part rendered as it is: a kept type, or a data part (one with an id:
-    ``interaction_chunks.interaction_parts``)."""
+    """A raw part rendered as it is: a kept type, a data part (one with an id:
+    ``interaction_chunks.interaction_parts``), or ai 7's ``custom`` part (only an ai 7 client
+    sends one, and only an ai 7 reader's history is given one: ``custom_parts``)."""
     kind = block.raw_type
     if kind is None:
         return False
-    return kind in KEPT_UNKNOWN_PARTS or (kind.startswith("data-") and "data" in block.raw)
+    return kind in KEPT_UNKNOWN_PARTS or kind == CUSTOM or (kind.startswith("data-") and "data" in block.raw)
 
 
 def _file(block: ImageBlock | ResourceBlock) -> dict[str, Any] | None:

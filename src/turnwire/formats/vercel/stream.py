@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 from turnwire.formats.vercel import tool_states
+from turnwire.formats.vercel.custom_parts import custom_part
 from turnwire.formats.vercel.error_chunks import NO_OUTPUT_TEXT, error_code, error_pair
 from turnwire.formats.vercel.finish_reason import finish_reason
 from turnwire.formats.vercel.interaction_chunks import decision_chunks, interaction_chunks
@@ -441,11 +442,8 @@ class UIStreamEncoder:
         """v7: a ``custom`` part, its data under ``providerMetadata.turnwire.data`` (the part keeps
         only ``kind`` and ``providerMetadata``). Older clients reject ``custom``: a transient
         ``data-custom{kind, data}`` (shown by ``onData``, no part)."""
-        if self.client_version is ClientVersion.V7:
-            chunk: Chunk = {"type": "custom", "kind": event.kind}
-            if event.data is not None:
-                chunk["providerMetadata"] = {"turnwire": {"data": event.data}}
-            return [chunk]
+        if self.client_version.custom_parts:
+            return [custom_part(event.kind, event.data)]
         return [{"type": "data-custom", "data": {"kind": event.kind, "data": event.data}, "transient": True}]
 
     def _usage(self, event: Usage) -> list[Chunk]:

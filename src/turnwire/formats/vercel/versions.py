@@ -33,6 +33,12 @@ class ClientVersion(enum.Enum):
         """Tool chunks may carry a display ``title`` (v6+; the strict v5 schema has no such key)."""
         return self is ClientVersion.V6 or self is ClientVersion.V7
 
+    @property
+    def custom_parts(self) -> bool:
+        """A ``CustomEvent`` is a ``custom`` part of the assistant message (v7 only: older strict
+        schemas have no such chunk)."""
+        return self is ClientVersion.V7
+
     @classmethod
     def parse(cls, value: str | int | None) -> ClientVersion:
         """``"5"``/``5``/``"v5"``/``"ai@5.0.100"`` → ``V5``; ``None``/``""``/``"default"`` → ``DEFAULT``.

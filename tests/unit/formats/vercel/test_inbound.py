@@ -263,6 +263,16 @@ def test_source_parts_with_more_than_a_block_holds_and_unknown_part_types_are_ke
     ]
 
 
+def test_an_ai7_custom_part_is_kept_raw_and_rendered_back_as_it_came() -> None:
+    # Only an ai 7 client holds (and sends) one; its next turn's history keeps it.
+    custom = {"type": "custom", "kind": "acme.plan", "providerMetadata": {"turnwire": {"data": [1]}}}
+    bare = {"type": "custom", "kind": "acme.mark"}
+    assert blocks(custom, bare) == [UnknownBlock(custom), UnknownBlock(bare)]
+    assert render_messages(parse_messages([{"id": "a", "role": "assistant", "parts": [custom, bare]}])) == [
+        {"id": "a", "role": "assistant", "parts": [custom, bare]}
+    ]
+
+
 def test_data_parts_in_user_messages_and_unknown_keys_never_fail() -> None:
     msgs = parse_messages(
         [
