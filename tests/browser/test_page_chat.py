@@ -93,6 +93,18 @@ def test_an_approval_still_waits_after_a_reload(page: Page, server_url: str) -> 
     expect(card).to_have_attribute("data-state", "output-available")
 
 
+def test_a_reload_reads_the_conversation_for_the_pages_ai_sdk_version(page: Page, server_url: str) -> None:
+    """The page is an ai 7 chat: its history read asks for what an ai 7 chat keeps (custom parts)."""
+    page.goto(server_url)
+    send(page, "hello again")
+    expect(assistant(page)).to_contain_text("You said: hello again")
+    wait_idle(page)
+    with page.expect_request(lambda r: "/messages?format=vercel" in r.url) as read:
+        page.reload()
+    assert read.value.headers.get("x-ai-sdk-version") == "7"
+    expect(assistant(page)).to_contain_text("You said: hello again")
+
+
 def test_an_approval_can_be_answered_with_the_keyboard(page: Page, server_url: str) -> None:
     page.goto(server_url)
     send(page, "delete draft.md")

@@ -79,8 +79,13 @@ export async function authedFetch(input: RequestInfo | URL, init?: RequestInit):
 }
 
 /** GET a JSON document; throws with the server's `detail` on an error status. */
-export async function getJson<T>(path: string): Promise<T> {
-  const response = await authedFetch(apiUrl(path), { headers: { accept: 'application/json' } });
+/** The AI SDK major version this page is built with: the lane of `/chat` it asks for, and the
+ * version stored conversations are read back for (an ai 7 chat keeps parts older ones do not). */
+export const AI_SDK_MAJOR = '7';
+export const AI_SDK_HEADERS = { 'x-ai-sdk-version': AI_SDK_MAJOR };
+
+export async function getJson<T>(path: string, headers: Record<string, string> = {}): Promise<T> {
+  const response = await authedFetch(apiUrl(path), { headers: { accept: 'application/json', ...headers } });
   if (!response.ok) throw new HttpError(response.status, await errorText(response));
   return (await response.json()) as T;
 }

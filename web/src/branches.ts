@@ -1,7 +1,7 @@
 // Branches of a conversation (one per edit or regenerate, GET tasks/{id}/branches), and where the
 // shown one forks from the others: the page puts `‹ 2 / 3 ›` on each message that has alternatives.
 import type { UIMessage } from 'ai';
-import { getJson, HttpError } from './api';
+import { AI_SDK_HEADERS, getJson, HttpError } from './api';
 
 interface BranchRow {
   leaf_id: string;
@@ -67,6 +67,7 @@ export async function readBranches(chatId: string): Promise<Branch[]> {
       messages: (
         await getJson<{ messages: UIMessage[] }>(
           `tasks/${encodeURIComponent(chatId)}/messages?format=vercel&branch=${encodeURIComponent(row.leaf_id)}`,
+          AI_SDK_HEADERS,
         )
       ).messages,
     })),

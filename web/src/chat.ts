@@ -8,10 +8,9 @@ import {
   lastAssistantMessageIsCompleteWithApprovalResponses,
   type UIMessage,
 } from 'ai';
-import { apiUrl, authedFetch } from './api';
+import { AI_SDK_HEADERS, apiUrl, authedFetch } from './api';
 
 /** The `ai` major this page bundles (package.json pins 7.0.173). */
-const AI_SDK_MAJOR = '7';
 
 /** Chat state the UI subscribes to; every change bumps `version` and notifies. */
 class PageChatState implements ChatState<UIMessage> {
@@ -117,7 +116,7 @@ export class PageChat extends AbstractChat<UIMessage> {
     const transport = new DefaultChatTransport<UIMessage>({
       api: apiUrl(chatPath(agent)),
       // The stream this client reads, whatever AI SDK version the server targets by default.
-      headers: { 'x-ai-sdk-version': AI_SDK_MAJOR },
+      headers: AI_SDK_HEADERS,
       fetch: (input, init) =>
         init?.method === 'GET' ? reconnectFetch(input, init) : authedFetch(input, init),
       prepareReconnectToStreamRequest: ({ id: chatId }) => ({

@@ -1,6 +1,6 @@
 // What the page remembers in the browser, and what it reads from the server about conversations.
 import type { UIMessage } from 'ai';
-import { getJson, HttpError } from './api';
+import { AI_SDK_HEADERS, getJson, HttpError } from './api';
 
 export interface AgentInfo {
   name: string;
@@ -55,6 +55,7 @@ export async function storedMessages(chatId: string, branch?: string): Promise<U
     const which = branch ? `&branch=${encodeURIComponent(branch)}` : '';
     const body = await getJson<{ messages: UIMessage[] }>(
       `tasks/${encodeURIComponent(chatId)}/messages?format=vercel${which}`,
+      AI_SDK_HEADERS,
     );
     return body.messages;
   } catch (error) {
