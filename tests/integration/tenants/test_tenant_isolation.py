@@ -460,6 +460,8 @@ ATTACKS: dict[tuple[str, str], Callable[[str, str, Victim], None]] = {
     ("get", "/agui/threads/{thread_id}/connect"): live_agui_thread,
     ("get", "/agents/{name}/agui/threads/{thread_id}/connect"): live_agui_thread,
     ("get", "/agui/client.js"): tenant_free,
+    ("get", "/agui/capabilities"): tenant_free,  # what the agent can do: no tenant's data
+    ("get", "/agents/{name}/agui/capabilities"): tenant_free,
     ("post", "/v1/chat/completions"): new_door_turn,
     ("post", "/v1/responses"): responses_turn,
     ("get", "/v1/responses/{response_id}"): stored_response,
