@@ -7,45 +7,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  AbstractChat,
   DefaultChatTransport,
   lastAssistantMessageIsCompleteWithApprovalResponses,
   validateUIMessages,
 } from 'ai';
+import { TestChat, settled } from './chat_harness.mjs';
 
 const SERVER_URL = process.env.SERVER_URL;
 if (!SERVER_URL) throw new Error('SERVER_URL is not set: run this through tests/conformance/test_ai7_node.py');
 const V7 = { 'x-ai-sdk-version': '7' };
-
-class TestState {
-  constructor() {
-    this.status = 'ready';
-    this.error = undefined;
-    this.messages = [];
-    this.snapshot = (thing) => structuredClone(thing);
-  }
-  pushMessage = (message) => { this.messages = this.messages.concat(message); };
-  popMessage = () => { this.messages = this.messages.slice(0, -1); };
-  replaceMessage = (index, message) => {
-    this.messages = [...this.messages.slice(0, index), message, ...this.messages.slice(index + 1)];
-  };
-}
-
-class TestChat extends AbstractChat {
-  constructor(init) {
-    super({ ...init, state: new TestState() });
-  }
-}
-
-async function settled(chat, predicate = () => true, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const status = chat.status;
-    if ((status === 'ready' || status === 'error') && predicate()) return status;
-    if (Date.now() > deadline) throw new Error(`chat still ${status} after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 const gate = (message) => message.parts.find((p) => p.type === 'tool-delete_file');
 

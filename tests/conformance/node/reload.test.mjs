@@ -5,31 +5,11 @@
 // streaming states of text and reasoning parts are removed.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AbstractChat, DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
+import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
+import { TestChat, settled } from './chat_harness.mjs';
 
 const SERVER_URL = process.env.SERVER_URL;
 if (!SERVER_URL) throw new Error('SERVER_URL is not set: run this through tests/conformance/test_reload_node.py');
-
-class TestState {
-  constructor() {
-    this.status = 'ready';
-    this.error = undefined;
-    this.messages = [];
-    this.snapshot = (thing) => structuredClone(thing);
-  }
-  pushMessage = (message) => { this.messages = this.messages.concat(message); };
-  popMessage = () => { this.messages = this.messages.slice(0, -1); };
-  replaceMessage = (index, message) => {
-    this.messages = [...this.messages.slice(0, index), message, ...this.messages.slice(index + 1)];
-  };
-}
-
-class TestChat extends AbstractChat {
-  constructor(init) {
-    const state = new TestState();
-    super({ ...init, state });
-  }
-}
 
 function newChat(id, extra = {}) {
   return new TestChat({
@@ -38,16 +18,6 @@ function newChat(id, extra = {}) {
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
     ...extra,
   });
-}
-
-async function settled(chat, predicate = () => true, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const status = chat.status;
-    if ((status === 'ready' || status === 'error') && predicate()) return status;
-    if (Date.now() > deadline) throw new Error(`chat still ${status} after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /** JSON with every object's keys sorted: the bytes of a value, whatever order its keys were set in. */

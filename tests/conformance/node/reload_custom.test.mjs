@@ -7,31 +7,12 @@
 // part, equals its own v6 read; the batch answer for v7 is the streamed message.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AbstractChat, DefaultChatTransport } from 'ai';
+import { DefaultChatTransport } from 'ai';
+import { TestChat, settled } from './chat_harness.mjs';
 
 const SERVER_URL = process.env.SERVER_URL;
 if (!SERVER_URL) throw new Error('SERVER_URL is not set: run this through tests/conformance/test_reload_node.py');
 const API = `${SERVER_URL}/agents/customs`;
-
-class TestState {
-  constructor() {
-    this.status = 'ready';
-    this.error = undefined;
-    this.messages = [];
-    this.snapshot = (thing) => structuredClone(thing);
-  }
-  pushMessage = (message) => { this.messages = this.messages.concat(message); };
-  popMessage = () => { this.messages = this.messages.slice(0, -1); };
-  replaceMessage = (index, message) => {
-    this.messages = [...this.messages.slice(0, index), message, ...this.messages.slice(index + 1)];
-  };
-}
-
-class TestChat extends AbstractChat {
-  constructor(init) {
-    super({ ...init, state: new TestState() });
-  }
-}
 
 function newChat(id, version, onData) {
   return new TestChat({
@@ -39,15 +20,6 @@ function newChat(id, version, onData) {
     transport: new DefaultChatTransport({ api: `${API}/chat`, headers: { 'x-ai-sdk-version': version } }),
     onData,
   });
-}
-
-async function settled(chat, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (chat.status === 'ready' || chat.status === 'error') return chat.status;
-    if (Date.now() > deadline) throw new Error(`chat still ${chat.status} after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /** JSON with every object's keys sorted (undefined values left out, as in any JSON the client sends). */
