@@ -99,6 +99,45 @@ def test_more_conversations_load_as_the_sidebar_scrolls(page: Page, more_server_
     expect(titles.last).to_have_text(f"scroll 00 {tag}")
 
 
+def test_a_page_overtaken_by_a_fresh_read_of_the_list_still_arrives(page: Page, more_server_url: str) -> None:
+    """The next page is held on the wire while an answer ends (which reads the first page again):
+    the overtaken page is asked for again, and the sidebar does not stop at "Loading more…"."""
+    tag = uuid.uuid4().hex[:6]
+    with httpx.Client(base_url=more_server_url, timeout=10) as client:
+        for i in range(36):
+            _chat(client, f"o{i}-{tag}", f"overtaken {i:02d} {tag}")
+    firsts: list[str] = []
+
+    def first_page(url: str) -> bool:
+        return "/conversations?" in url and "cursor=" not in url
+
+    page.on("request", lambda r: firsts.append(r.url) if first_page(r.url) else None)
+    held: list = []
+    # The first next-page request is held; those after it pass.
+    page.route(
+        re.compile(r"/conversations\?.*cursor="),
+        lambda route: held.append(route) if not held else route.continue_(),
+    )
+    page.goto(more_server_url)
+    titles = _sidebar(page).locator(".task-title", has_text=tag)
+    expect(titles).to_have_count(30)
+    page.wait_for_timeout(400)  # past the search box's pause: nothing typed, nothing asked again
+    assert len(firsts) == 1, firsts  # one request for the first page on opening
+    _sidebar(page).get_by_text("Loading more…").scroll_into_view_if_needed()
+    for _ in range(50):  # the observer's request reaches the route
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert len(held) == 1
+    asked = f"an answer that ends while the next page is out {tag[:3]}"
+    send(page, asked)
+    wait_idle(page)
+    expect(_sidebar(page).locator(".task-title").first).to_have_text(asked)
+    held[0].continue_()
+    expect(titles).to_have_count(36)
+    expect(titles.last).to_have_text(f"overtaken 00 {tag}")
+
+
 def test_a_new_conversation_goes_to_the_top_and_records_its_agent(page: Page, server_url: str) -> None:
     tag = uuid.uuid4().hex[:6]
     page.goto(server_url)

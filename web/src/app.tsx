@@ -477,9 +477,14 @@ export function App({ defaultAgent }: { defaultAgent: string }): JSX.Element {
   }, []);
 
   const status = chat?.status;
+  const lastStatus = useRef(status);
   useEffect(() => {
-    // A conversation moves to the top of the sidebar when its answer starts and when it ends.
-    if (status === 'ready' || status === 'error' || status === 'streaming') refreshTasks();
+    // A conversation moves to the top of the sidebar when its answer starts and when it ends
+    // (not when a chat is opened ready: the sidebar has just read the list).
+    const before = lastStatus.current;
+    lastStatus.current = status;
+    const ended = (status === 'ready' || status === 'error') && (before === 'submitted' || before === 'streaming');
+    if (status === 'streaming' || ended) refreshTasks();
     // A new conversation's first answer has begun: its task exists now, so its agent can be noted
     // on it (other browsers then continue it with the same agent).
     // (A quick answer may go from submitted to ready within one frame: 'streaming' is never seen.)

@@ -165,6 +165,10 @@ export function Sidebar({
   const [loaded, setLoaded] = useState(false);
   const loading = useRef(false);
   const generation = useRef(0);
+  // Bumped as each page lands: the end of the list is watched again, so a page asked for and
+  // then overtaken by a reload (same cursor, sentinel still in view) is asked for once more.
+  const [landed, setLanded] = useState(0);
+  const asked = useRef(query);
   const first = useRef<HTMLButtonElement>(null);
   const sentinel = useRef<HTMLLIElement>(null);
   const rowsRef = useRef(rows);
@@ -185,12 +189,15 @@ export function Sidebar({
         setRows(page.conversations);
         setCursor(page.next_cursor);
         setLoaded(true);
+        setLanded((n) => n + 1);
       })
       .catch(() => setLoaded(true)); // the sidebar is a convenience: the chat works without it
   }, []);
 
   useEffect(() => reload(query), [refresh]);
   useEffect(() => {
+    if (query === asked.current) return; // this query's first page is already asked for
+    asked.current = query;
     const timer = setTimeout(() => reload(query), 200); // typing: one request per pause
     return () => clearTimeout(timer);
   }, [query]);
@@ -201,10 +208,11 @@ export function Sidebar({
     const attempt = generation.current;
     listConversations({ q: query, cursor, limit: PAGE })
       .then((page) => {
-        if (attempt !== generation.current) return;
+        if (attempt !== generation.current) return setLanded((n) => n + 1); // overtaken: ask again
         const known = new Set(rowsRef.current.map((r) => r.id));
         setRows([...rowsRef.current, ...page.conversations.filter((c) => !known.has(c.id))]);
         setCursor(page.next_cursor);
+        setLanded((n) => n + 1);
       })
       .catch(() => undefined)
       .finally(() => {
@@ -221,7 +229,7 @@ export function Sidebar({
     });
     watcher.observe(end);
     return () => watcher.disconnect();
-  }, [cursor, more]);
+  }, [cursor, more, landed]);
 
   return (
     <nav
