@@ -50,6 +50,7 @@ def turn_ending(turn_id: str | None) -> None:
     if turn is None:
         return
     turn.ending = True
+    turn._leave()
     ending = getattr(turn.registry.mirror, "ending", None)
     if ending is not None:
         try:
@@ -209,6 +210,7 @@ class LiveTurn:
         """It sent its last event and is being stored (``turn_ending``)."""
         self.task: asyncio.Task[None] | None = None
         self._idle: asyncio.TimerHandle | None = None
+        self._leaving: asyncio.Event | None = None  # made only when a turn waits for this one to go
 
     @property
     def done(self) -> bool:
@@ -219,11 +221,16 @@ class LiveTurn:
         if self.stopped or self.log.closed:
             return
         self.stopped = True
+        self._leave()
         cancel = getattr(self.run, "cancel", None)
         if cancel is not None:
             cancel()
         elif self.task is not None:
             self.task.cancel()
+
+    def _leave(self) -> None:
+        if self._leaving is not None:
+            self._leaving.set()
 
     async def _drive(self, body: AsyncIterator[bytes]) -> None:
         mirror = self.registry.mirror
@@ -247,6 +254,7 @@ class LiveTurn:
             if watcher is not None:
                 watcher.cancel()
             self.log.close()
+            self._leave()
             if self._idle is not None:
                 self._idle.cancel()
             self.registry._finished(self)
@@ -367,10 +375,25 @@ class LiveTurns:
             del _by_turn[turn.turn_id]
 
     def running_here(self, turn_id: str) -> bool:
-        """Whether turn ``turn_id`` runs in this process and has not sent its last event yet: it
-        will not free its conversation in a moment (for a remote turn this is not known: ``False``)."""
+        """Whether turn ``turn_id`` runs in this process, not stopped, and has not sent its last
+        event yet: it will not free its conversation in a moment (for a remote turn this is not
+        known: ``False``)."""
         turn = _by_turn.get(turn_id)
-        return turn is not None and turn.registry is self and not turn.ending and not turn.done
+        return turn is not None and turn.registry is self and not (turn.ending or turn.stopped or turn.done)
+
+    async def leaving(self, turn_id: str, within: float) -> bool:
+        """Wait (at most ``within`` seconds) until turn ``turn_id``, running here, is stopped,
+        ending or done; ``True`` if it is. A client that closes its stream and sends its next
+        message at once may be heard before its departure is (the old connection's close runs
+        through the server, the door and the turn's reader before the turn stops)."""
+        if not self.running_here(turn_id):
+            return True
+        turn = _by_turn[turn_id]
+        if turn._leaving is None:
+            turn._leaving = asyncio.Event()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(turn._leaving.wait(), within)
+        return not self.running_here(turn_id)
 
     def stop(self, key: str) -> bool:
         """Stop ``key``'s running turn here and signal every other process; ``True`` if it ran here."""

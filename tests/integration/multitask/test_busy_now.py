@@ -54,3 +54,21 @@ def test_a_second_turn_beside_a_running_one_is_refused_at_once(url: str) -> None
         assert second.status_code == 409, second.text
         RELEASE.set()
         assert any('"released"' in line for line in lines)
+
+
+def test_a_client_that_closes_its_stream_and_asks_again_at_once_is_answered(url: str) -> None:
+    """An Agenta turn ends with its client, but the client's close may reach the turn after its
+    next request does: that request waits for the departure (``CLIENT_LEFT_GRACE``) instead of
+    being refused. Each round closes a running turn and at once starts the next."""
+    sse = {"accept": "text/event-stream"}
+    history: list[dict[str, str]] = []
+    with httpx.Client(base_url=url, timeout=10) as client:
+        for round in range(8):
+            history.append({"role": "user", "content": f"round {round}"})
+            body = {"session_id": "gone", "data": {"inputs": {"messages": history}}}
+            with client.stream("POST", "/invoke", json=body, headers=sse) as turn:
+                assert turn.status_code == 200, turn.read()
+                assert any('"started"' in line for line in turn.iter_lines())
+            history.append({"role": "assistant", "content": "started"})
+        stored = client.get("/tasks/gone/messages", params={"format": "agenta"}).json()["messages"]
+    assert [(m["role"], m["content"]) for m in stored] == [(m["role"], m["content"]) for m in history]

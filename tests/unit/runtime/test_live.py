@@ -67,6 +67,26 @@ async def test_the_last_reader_leaving_cancels_an_attached_turn() -> None:
     assert live.log.chunks[-1] == b"cancelled;"
 
 
+async def test_a_turn_waits_briefly_for_a_running_turn_to_lose_its_reader() -> None:
+    # What a refused turn does under ``reject`` (``CLIENT_LEFT_GRACE``): a reader's departure
+    # that lands within the wait stops the running turn, and the wait says so.
+    turns = LiveTurns()
+    run = Run()
+    step = asyncio.Event()
+    live = turns.begin("s", "t1", run, run.body(step), detached=False)
+    reader = live.follow()
+    assert await reader.__anext__() == b"0;"
+    assert turns.running_here("t1")
+    assert not await turns.leaving("t1", 0.05)  # its reader stays: still running
+    asyncio.get_running_loop().call_later(0.05, lambda: asyncio.ensure_future(reader.aclose()))
+    assert await turns.leaving("t1", 5.0)
+    assert live.stopped and not turns.running_here("t1")
+    step.set()
+    assert live.task is not None
+    await live.task
+    assert await turns.leaving("t1", 5.0)  # done: nothing to wait for
+
+
 async def test_a_detached_turn_goes_on_then_stops_when_nobody_reads_for_its_idle_time() -> None:
     turns = LiveTurns()
     run, step = Run(), asyncio.Event()

@@ -45,7 +45,11 @@ BODY_FIELD: Final = "multitask_strategy"
 ENDING_GRACE: Final = 1.0
 """Seconds a refused turn first waits for the running one to free the conversation: a turn that
 sent its last chunk is still storing it when its client, reading that chunk, sends the next. Not
-for a turn known to be still running (``LiveTurns.running_here``): that one is refused at once."""
+for a turn known to be still running (``LiveTurns.running_here``): that one is refused once
+``CLIENT_LEFT_GRACE`` has passed without its client's departure reaching it."""
+CLIENT_LEFT_GRACE: Final = 0.25
+"""Seconds a refused turn waits for a running turn here to be stopped by its client's departure:
+a client that closed its stream and asked again at once is heard before its close is."""
 STOP_WAIT: Final = 10.0
 """Seconds ``interrupt`` waits for the stopped turn to store its end."""
 _RESTOP: Final = 0.5
@@ -125,7 +129,8 @@ async def admit(
         # A turn that already sent its end frees the conversation in moments: not "busy". One
         # still running in this process is busy now; of one elsewhere that is not known, so the
         # grace applies (its end may not have reached Redis when its client asks again).
-        if not app.turns.running_here(holder) and await claims.wait_free(key, ENDING_GRACE):
+        running = not await app.turns.leaving(holder, CLIENT_LEFT_GRACE)
+        if not running and await claims.wait_free(key, ENDING_GRACE):
             got = await claims.acquire(key, turn_id)
             if isinstance(got, Claim):
                 return Admission(got, waited_for=holder)
@@ -170,8 +175,11 @@ async def after_waiting(
     client sent its whole history: that history was sent before the other turn's reply existed,
     so the client's new messages go after that reply instead of rewinding it away.
 
-    A history that diverges from the conversation as it was before the other turn (an edit) is
-    taken as sent, as always."""
+    A history that holds the other turn's reply already (its client read it, or its end, before
+    asking again) goes on from it as planned; one that diverges from the conversation as it was
+    before the other turn (an edit) is taken as sent, as always."""
+    if conversation.plan.keep is None:  # planned on the stored reply without a rewind
+        return conversation
     current = await read_conversation(store, conversation.task_id)
     theirs = [m for m in current if m.note.get("turn") == waited_for]
     if not theirs:

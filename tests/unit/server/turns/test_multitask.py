@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from turnwire.conversations.planning import InboundPlan
+from turnwire.conversations.planning import plan_inbound
 from turnwire.conversations.stored import Conversation
 from turnwire.model import Message, TextBlock, ToolCallBlock, ToolResultBlock
 from turnwire.server import preflight
@@ -41,8 +41,12 @@ class Branch:
         return self.messages
 
 
-def opened() -> Conversation:
-    return Conversation({"id": "task"}, [], InboundPlan(), stored=[m.record for m in Branch().messages])
+def opened(history: list[Message]) -> Conversation:
+    """The conversation as the pipeline opens it once the first turn is stored: ``history``
+    planned on the branch."""
+    stored = [m.record for m in Branch().messages]
+    plan = plan_inbound([r["content"] for r in stored], history)
+    return Conversation({"id": "task"}, [], plan, stored=stored)
 
 
 def user(words: str, id: str | None = None) -> Message:
@@ -51,7 +55,7 @@ def user(words: str, id: str | None = None) -> Message:
 
 async def test_a_history_sent_before_the_first_answer_goes_after_it() -> None:
     history = [user("count to 3", "u0"), user("weather in Rome", "u1")]
-    planned = await after_waiting(Branch(), opened(), history, WAITED)  # type: ignore[arg-type]
+    planned = await after_waiting(Branch(), opened(history), history, WAITED)  # type: ignore[arg-type]
     assert [m.content[0].text for m in planned.history] == ["count to 3", "1", "2", "3", "weather in Rome"]
     assert planned.plan.keep is None  # no rewind: the first answer stays in the conversation
     assert [c["content"] for c in planned.plan.new] == ["weather in Rome"]
@@ -61,14 +65,25 @@ async def test_a_history_sent_before_the_first_answer_goes_after_it() -> None:
 async def test_the_clients_copy_of_the_partial_answer_is_not_stored_again() -> None:
     partial = Message("assistant", [TextBlock("1"), TextBlock("2")], id=f"msg-{WAITED}")
     history = [user("count to 3", "u0"), partial, user("weather in Rome", "u1")]
-    planned = await after_waiting(Branch(), opened(), history, WAITED)  # type: ignore[arg-type]
+    planned = await after_waiting(Branch(), opened(history), history, WAITED)  # type: ignore[arg-type]
     assert planned.plan.keep is None
     assert [c["content"] for c in planned.plan.new] == ["weather in Rome"]
 
 
+async def test_a_history_holding_the_whole_answer_goes_on_from_it() -> None:
+    # An Agenta client (no message ids) that read the first answer to its end, or cancelled it
+    # where the store did, sends it back with its next message: nothing of it is stored again.
+    answer = Message("assistant", [TextBlock("1"), TextBlock("2"), TextBlock("3")])
+    history = [user("count to 3"), answer, user("weather in Rome")]
+    conversation = opened(history)
+    assert conversation.plan.keep is None
+    assert await after_waiting(Branch(), conversation, history, WAITED) is conversation  # type: ignore[arg-type]
+    assert [c["content"] for c in conversation.plan.new] == ["weather in Rome"]
+
+
 async def test_an_edited_history_is_taken_as_sent() -> None:
-    conversation = opened()
     edited = [user("count to 5"), user("weather")]
+    conversation = opened(edited)
     assert await after_waiting(Branch(), conversation, edited, WAITED) is conversation  # type: ignore[arg-type]
 
 
