@@ -21,6 +21,7 @@ from turnwire.agents import builtin_agents
 from turnwire.server.app import app_context, create_app
 from turnwire.store.base import NewRow, RowChange, SessionTask
 from turnwire.store.clock import new_id
+from turnwire.store.conversation_list import AGENT_KEY
 
 app = create_app({**builtin_agents(), "fast": fast_count})
 
@@ -34,7 +35,10 @@ class NullStore:
     async def session_task(
         self, session_id: str, *, tenant: str = "", agent: str | None = None
     ) -> SessionTask:
-        return SessionTask({"id": new_id(), "name": session_id, "n": next(self._names)}, True, 0)
+        # The serving agent is in the new row, as the real store writes it (no label_task after).
+        metadata = None if agent is None else {AGENT_KEY: agent}
+        task = {"id": new_id(), "name": session_id, "n": next(self._names), "task_metadata": metadata}
+        return SessionTask(task, True, 0)
 
     session_task_soon = session_task
 
