@@ -33,6 +33,8 @@ from turnwire.runtime import TurnContext, user_turns
 
 FAILURE_CODE: Final = "model_error"
 USAGE_LIMIT_CODE: Final = "usage_limit_exceeded"
+_STREAMED: Final = (PydanticAgent.is_model_request_node, PydanticAgent.is_call_tools_node)
+"""The nodes whose events a turn streams: the model's response, the tools' calls and results."""
 
 
 class PydanticAIAgent:
@@ -112,37 +114,26 @@ class PydanticAIAgent:
         ``ids``: the model's names of the history's call ids."""
         parts = Parts(str(user_turns(ctx.messages)), ids.from_model)
         result: Any = None
-        handle: Any = self.agent.run_stream_events(
-            prompt,
-            output_type=self._output_type,
-            message_history=history,
-            deferred_tool_results=deferred,
-            deps=self.deps,
-            **self.run_options,
-        )
+        # ``iter`` with each node streamed here, not ``run_stream_events``: that one runs the agent
+        # in a task of its own and hands every event over a zero-buffer memory stream, two task
+        # switches an event (a quarter of a 100-delta turn's CPU: bench/experiments/pydantic_ai_drive.py).
         try:
-            async with _opened(handle) as events:
-                async for event in events:
-                    if isinstance(event, pm.PartStartEvent):
-                        for out in parts.start(event.index, event.part):
-                            yield out
-                    elif isinstance(event, pm.PartDeltaEvent):
-                        for out in parts.delta(event.index, event.delta):
-                            yield out
-                    elif isinstance(event, pm.PartEndEvent):
-                        for out in parts.end(event.index):
-                            yield out
-                    elif isinstance(event, pm.FunctionToolCallEvent):
-                        call = event.part
-                        call_id = ids.from_model(call.tool_call_id)
-                        if call_id not in announced:
-                            announced.add(call_id)
-                            yield ToolCall(id=call_id, name=call.tool_name, input=args_of(call))
-                    elif isinstance(event, pm.FunctionToolResultEvent):
-                        done = tool_result(getattr(event, "part", None) or getattr(event, "result", None))
-                        yield replace(done, id=ids.from_model(done.id or ""))
-                    elif type(event).__name__ == "AgentRunResultEvent":
-                        result = event.result
+            async with self.agent.iter(
+                prompt,
+                output_type=self._output_type,
+                message_history=history,
+                deferred_tool_results=deferred,
+                deps=self.deps,
+                **self.run_options,
+            ) as run:
+                async for node in run:
+                    if not (_STREAMED[0](node) or _STREAMED[1](node)):
+                        continue
+                    async with node.stream(run.ctx) as stream:
+                        async for event in stream:
+                            for out in self._events(event, parts, ids, announced):
+                                yield out
+                result = run.result
         except Exception as exc:  # the model's or a tool's failure: report it, end the turn
             for out in parts.close():
                 yield out
@@ -188,21 +179,26 @@ class PydanticAIAgent:
             yield DataEvent(name="result", data=orjson.loads(orjson.dumps(output, default=plain)))
         yield Done(stop_reason=StopReason.END_TURN)
 
-
-@contextlib.asynccontextmanager
-async def _opened(handle: Any) -> AsyncIterator[Any]:
-    """The run's events: ``run_stream_events`` is an async context manager since pydantic-ai 2, a
-    bare async iterator before; either way the run is closed when the turn ends or is cancelled."""
-    if hasattr(handle, "__aenter__"):
-        async with handle as events:
-            yield events
-        return
-    try:
-        yield handle
-    finally:
-        close = getattr(handle, "aclose", None)
-        if close is not None:
-            await close()
+    @staticmethod
+    def _events(event: Any, parts: Parts, ids: ModelIds, announced: set[str]) -> Sequence[Event]:
+        """One pydantic-ai stream event as canonical ones."""
+        if isinstance(event, pm.PartDeltaEvent):
+            return parts.delta(event.index, event.delta)
+        if isinstance(event, pm.PartStartEvent):
+            return parts.start(event.index, event.part)
+        if isinstance(event, pm.PartEndEvent):
+            return parts.end(event.index)
+        if isinstance(event, pm.FunctionToolCallEvent):
+            call = event.part
+            call_id = ids.from_model(call.tool_call_id)
+            if call_id in announced:
+                return ()
+            announced.add(call_id)
+            return (ToolCall(id=call_id, name=call.tool_name, input=args_of(call)),)
+        if isinstance(event, pm.FunctionToolResultEvent):
+            done = tool_result(getattr(event, "part", None) or getattr(event, "result", None))
+            return (replace(done, id=ids.from_model(done.id or "")),)
+        return ()
 
 
 def _failure(exc: Exception) -> ErrorEvent:
@@ -226,6 +222,6 @@ def pydantic_ai_agent(
     """Serve ``agent`` (a ``pydantic_ai.Agent``) as a turnwire agent.
 
     ``deps`` is passed to every run; ``run_options`` (``model_settings``, ``usage_limits``, ``model``...)
-    go to ``run_stream_events`` as they are.
+    go to ``agent.iter`` as they are.
     """
     return PydanticAIAgent(agent, deps=deps, **run_options)
