@@ -118,18 +118,20 @@ class PydanticAIAgent:
         # in a task of its own and hands every event over a zero-buffer memory stream, two task
         # switches an event (a quarter of a 100-delta turn's CPU: bench/experiments/pydantic_ai_drive.py).
         try:
-            async with self.agent.iter(
+            opened: Any = self.agent.iter(
                 prompt,
                 output_type=self._output_type,
                 message_history=history,
                 deferred_tool_results=deferred,
                 deps=self.deps,
                 **self.run_options,
-            ) as run:
+            )
+            async with opened as run:
                 async for node in run:
                     if not (_STREAMED[0](node) or _STREAMED[1](node)):
                         continue
-                    async with node.stream(run.ctx) as stream:
+                    streamed: Any = node.stream(run.ctx)
+                    async with streamed as stream:
                         async for event in stream:
                             for out in self._events(event, parts, ids, announced):
                                 yield out
