@@ -21,9 +21,7 @@ for. Every answer is still checked to end with its ``done`` frame.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
 from typing import Any
@@ -173,12 +171,9 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--cadence", action="store_true", help="the demo agent with its 50 ms pause")
     args = p.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        os.environ["TURNWIRE_DB_URL"] = f"sqlite:///{tmp}/inproc.db"
-        os.environ.setdefault("TURNWIRE_HOME", tmp)
-        import uvloop
+    import serve_inproc
 
-        uvloop.run(main_async(args))
+    serve_inproc.run_on_fresh_sqlite(main_async, args)
 
 
 if __name__ == "__main__":

@@ -14,18 +14,15 @@ LangGraph's in-memory checkpointer), ``--turns`` turns one after another on a uv
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
-import time
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-import uvloop
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: peers_graph
 
 import peers_graph
+from timing import interleaved_async
 from turnwire.model import Message, MessageDelta, TextBlock
 from turnwire.runtime import TurnContext
 
@@ -48,15 +45,7 @@ def main() -> None:
             assert sum(isinstance(e, MessageDelta) for e in events) == peers_graph.DELTAS
 
     runs: dict[str, Callable[[], Awaitable[None]]] = {"bare": bare, "adapter": adapter}
-    best = dict.fromkeys(runs, float("inf"))
-    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-        for run in runs.values():  # warm-up
-            runner.run(run())
-        for _ in range(args.repeat):
-            for name, run in runs.items():
-                t0 = time.process_time()
-                runner.run(run())
-                best[name] = min(best[name], time.process_time() - t0)
+    best = interleaved_async(runs, args.repeat)
     for name, t in best.items():
         print(f"{name:8s} {t / args.turns * 1e3:6.2f} ms CPU per turn  {t / best['bare']:.2f}× bare")
 

@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import os
 import pstats
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -94,12 +92,7 @@ def main() -> None:
     p.add_argument("--sort", default="tottime")
     p.add_argument("--top", type=int, default=45)
     args = p.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        os.environ["TURNWIRE_DB_URL"] = f"sqlite:///{tmp}/inproc.db"
-        os.environ.setdefault("TURNWIRE_HOME", tmp)
-        import uvloop
-
-        uvloop.run(main_async(args))
+    serve_inproc.run_on_fresh_sqlite(main_async, args)
 
 
 if __name__ == "__main__":

@@ -14,19 +14,17 @@ The agent of ``bench/peers_apps.py`` (a ``FunctionModel`` streaming ``PEERS_DELT
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-import uvloop
 from pydantic_ai import Agent
 from pydantic_ai import messages as pm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: peers_apps
 
 import peers_apps
+from timing import interleaved_async
 from turnwire.agents.pydantic_ai import pydantic_ai_agent
 from turnwire.model import Message, MessageDelta, TextBlock
 from turnwire.runtime import TurnContext
@@ -71,15 +69,7 @@ def main() -> None:
         "iter": iterated,
         "turnwire adapter": adapter,
     }
-    best = dict.fromkeys(runs, float("inf"))
-    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-        for run in runs.values():  # warm-up
-            runner.run(run())
-        for _ in range(args.repeat):
-            for name, run in runs.items():
-                t0 = time.process_time()
-                runner.run(run())
-                best[name] = min(best[name], time.process_time() - t0)
+    best = interleaved_async(runs, args.repeat)
     base = best["stream events"]
     for name, t in best.items():
         print(f"{name:18} {t / args.turns * 1e3:6.2f} ms CPU per turn  {t / base:5.2f}× stream events")

@@ -201,6 +201,17 @@ async def main_async(args: argparse.Namespace) -> None:
         print(f"{name:10} {best[name] * 1e6:8.0f} µs/request{ratio}")
 
 
+def run_on_fresh_sqlite(main_async: Callable[[argparse.Namespace], Any], args: argparse.Namespace) -> None:
+    """Run ``main_async(args)`` under uvloop, as ``turnwire serve`` runs, with the apps' store on a
+    fresh SQLite file (the environment is read when the apps are first imported, inside it)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["TURNWIRE_DB_URL"] = f"sqlite:///{tmp}/inproc.db"
+        os.environ.setdefault("TURNWIRE_HOME", tmp)
+        import uvloop
+
+        uvloop.run(main_async(args))
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--apps", default="floor,nostore,nullstore,sqlite")
@@ -213,12 +224,7 @@ def main() -> None:
     p.add_argument("--sort", default="tottime")
     p.add_argument("--top", type=int, default=45)
     args = p.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        os.environ["TURNWIRE_DB_URL"] = f"sqlite:///{tmp}/inproc.db"
-        os.environ.setdefault("TURNWIRE_HOME", tmp)
-        import uvloop
-
-        uvloop.run(main_async(args))
+    run_on_fresh_sqlite(main_async, args)
 
 
 if __name__ == "__main__":

@@ -19,9 +19,7 @@ import argparse
 import asyncio
 import contextvars
 import itertools
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -30,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # serve_inproc
 sys.path.insert(0, str(HERE.parent))  # bench/: the apps serve_inproc serves
 
-from serve_inproc import _apps, _body, _Lifespan, asgi_call, http_scope  # noqa: E402
+from serve_inproc import _apps, _body, _Lifespan, asgi_call, http_scope, run_on_fresh_sqlite  # noqa: E402
 
 _marks: contextvars.ContextVar[dict[str, float] | None] = contextvars.ContextVar("marks", default=None)
 
@@ -180,12 +178,7 @@ def main() -> None:
     args = p.parse_args()
     if args.switch:
         sys.setswitchinterval(args.switch)
-    with tempfile.TemporaryDirectory() as tmp:
-        os.environ["TURNWIRE_DB_URL"] = f"sqlite:///{tmp}/inproc.db"
-        os.environ.setdefault("TURNWIRE_HOME", tmp)
-        import uvloop
-
-        uvloop.run(main_async(args))
+    run_on_fresh_sqlite(main_async, args)
 
 
 if __name__ == "__main__":
