@@ -33,8 +33,6 @@ from turnwire.runtime import TurnContext, user_turns
 
 FAILURE_CODE: Final = "model_error"
 USAGE_LIMIT_CODE: Final = "usage_limit_exceeded"
-_STREAMED: Final = (PydanticAgent.is_model_request_node, PydanticAgent.is_call_tools_node)
-"""The nodes whose events a turn streams: the model's response, the tools' calls and results."""
 
 
 class PydanticAIAgent:
@@ -128,7 +126,11 @@ class PydanticAIAgent:
             )
             async with opened as run:
                 async for node in run:
-                    if not (_STREAMED[0](node) or _STREAMED[1](node)):
+                    # The model's response and the tools' calls and results stream; other nodes
+                    # (the prompt, the end) carry no events.
+                    if not (
+                        PydanticAgent.is_model_request_node(node) or PydanticAgent.is_call_tools_node(node)
+                    ):
                         continue
                     streamed: Any = node.stream(run.ctx)
                     async with streamed as stream:
